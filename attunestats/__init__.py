@@ -1,0 +1,58 @@
+"""attunestats: statistics for the AttuneBench LLM emotional-intelligence benchmark.
+
+Reads the official release files exactly, recomputes every metric, and puts honest uncertainty on
+them (cluster bootstrap, paired comparisons, rank intervals, hierarchical Bayesian models,
+inter-rater agreement, independence tests). Heavy dependencies (PyMC, matplotlib) are imported only
+by the modules that need them, so ``import attunestats`` stays fast.
+
+Releases written by the bundled simulator are *simulated*: numbers computed from them are not
+findings about real models, and every table and figure built from them says so.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it (imported on first use)
+_LAZY = {
+    "Release": "attunestats.release.model",
+    "LoadReport": "attunestats.release.model",
+    "load_release": "attunestats.release.load",
+    "simulate_release": "attunestats.release.simulate",
+    "SimulationConfig": "attunestats.release.simulate",
+    "bundled_release_path": "attunestats.release.bundled",
+    "load_bundled_release": "attunestats.release.bundled",
+    "score": "attunestats.metrics.score",
+    "Scores": "attunestats.metrics.score",
+    "ScoringOptions": "attunestats.metrics.conventions",
+    "METRICS": "attunestats.metrics.registry",
+    "compare_models": "attunestats.compare",
+    "ReleaseError": "attunestats.errors",
+    "Problem": "attunestats.errors",
+    "AttunestatsWarning": "attunestats.errors",
+    "DiagnosticsError": "attunestats.errors",
+}
+_SUBMODULES = {
+    "agreement", "bootstrap", "claims", "compare", "constants", "errors", "hierarchical",
+    "independence", "metrics", "power", "release", "report", "studies",
+}  # fmt: skip
+
+__all__ = sorted(_LAZY) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module = importlib.import_module(_LAZY[name])
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f"attunestats.{name}")
+    raise AttributeError(f"module 'attunestats' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | _SUBMODULES)

@@ -1,0 +1,61 @@
+"""Exception and warning types of attunestats."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+class AttunestatsWarning(UserWarning):
+    """Base class of the warnings attunestats emits (degenerate BCa, failed diagnostics, ...)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in a release: where it is and what is wrong.
+
+    Attributes
+    ----------
+    file : str
+        File path relative to the release root (or the release root itself).
+    path : str
+        JSON path inside the file, e.g. ``$.turns[3].moodShiftTags[0].intensity``; ``""`` for
+        problems about the file as a whole.
+    message : str
+        What is wrong, in words.
+    value : str
+        A short ``repr`` of the offending value (``""`` when there is none).
+    """
+
+    file: str
+    path: str
+    message: str
+    value: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.file}: {self.path}" if self.path else self.file
+        shown = f" (got {self.value})" if self.value else ""
+        return f"{where}: {self.message}{shown}"
+
+
+class ReleaseError(ValueError):
+    """A release could not be read; ``problems`` lists every problem found, not only the first.
+
+    Each problem names the file, the JSON path and the offending value.
+    """
+
+    def __init__(self, problems: Iterable[Problem], *, max_shown: int = 50) -> None:
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        if not self.problems:
+            raise ValueError("ReleaseError needs at least one problem")
+        lines = [str(p) for p in self.problems[:max_shown]]
+        more = len(self.problems) - max_shown
+        if more > 0:
+            lines.append(f"... and {more} more problem(s)")
+        n = len(self.problems)
+        head = f"{n} problem{'s' if n != 1 else ''} in release:"
+        super().__init__(head + "\n  " + "\n  ".join(lines))
+
+
+class DiagnosticsError(RuntimeError):
+    """MCMC diagnostics failed and the caller did not accept the fit explicitly."""

@@ -1,0 +1,1 @@
+"""Reading, validating and simulating AttuneBench releases (official JSON format)."""

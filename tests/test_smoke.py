@@ -1,0 +1,5 @@
+import attunestats
+
+
+def test_version():
+    assert attunestats.__version__
