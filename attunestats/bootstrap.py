@@ -386,6 +386,7 @@ class BootstrapResult:
     plan: ResamplingPlan
     seed: int | str | None
     simulated: bool = False
+    n_units: int = 0
     conversation_ids: tuple[str, ...] = ()
     bootstrap_distribution: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 0)))
     jackknife_distribution: np.ndarray | None = field(repr=False, default=None)
@@ -487,6 +488,7 @@ def run_bootstrap(
         plan=plan,
         seed=seed_record(rng),
         simulated=simulated,
+        n_units=plan.n_units(design),
         conversation_ids=tuple(design["conversation_id"].astype(str)),
         bootstrap_distribution=distribution,
         jackknife_distribution=jackknife,
