@@ -1390,11 +1390,20 @@ def load_release(path: str | os.PathLike[str], *, subset: str | None = None) -> 
 def validate_release(path: str | os.PathLike[str], *, subset: str | None = None) -> list[Problem]:
     """Every problem of a release directory; ``[]`` when it loads.
 
-    Used by ``attunestats validate DIR``. A bad ``subset`` argument still raises
-    ``ValueError``.
+    Used by ``attunestats validate DIR``. A ``subset`` that is not official (``conversations/``
+    layout) or has no directory (``Test Samples/`` layout) is reported as a problem too.
+
+    Examples
+    --------
+    >>> for problem in validate_release("path/to/release"):  # doctest: +SKIP
+    ...     print(problem)
     """
     try:
         load_release(path, subset=subset)
     except ReleaseError as exc:
         return list(exc.problems)
+    except ValueError as exc:
+        if subset is None or "subset=" not in str(exc):
+            raise
+        return [Problem(str(path), "", str(exc), _short(subset))]
     return []

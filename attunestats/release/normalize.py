@@ -261,7 +261,10 @@ def _number(value: Any, what: str) -> tuple[float | None, tuple[str, ...]]:
     if isinstance(value, bool):
         raise NormalizationError(f"{what} must be a number, not a boolean", value)
     if isinstance(value, int | float):
-        x = float(value)
+        try:
+            x = float(value)
+        except OverflowError:
+            raise NormalizationError(f"{what} must be a finite number", value) from None
         rules: tuple[str, ...] = ()
     elif isinstance(value, str):
         if value.strip() in _BLANK:
