@@ -104,7 +104,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from attunestats.pipeline import reproduce
 
-    return reproduce(release=args.release, out=args.out, fast=args.fast, seed=args.seed)
+    return reproduce(
+        release=args.release, out=args.out, fast=args.fast, seed=args.seed, notebooks_dir=args.notebooks
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="paper_figures", help="output directory")
     p.add_argument("--fast", action="store_true", help="few resamples and short MCMC (CI mode)")
     p.add_argument("--seed", type=int, default=20260521, help="root seed of every artefact")
+    p.add_argument("--notebooks", default=None, help="notebook directory (default: notebooks/)")
     p.set_defaults(func=_cmd_reproduce)
     return parser
 

@@ -1,0 +1,270 @@
+"""Figures: one function per figure, one style, intervals always shown, simulated data marked.
+
+Every function takes tidy results (DataFrames from the analysis modules) and returns a matplotlib
+``Figure``; :func:`save_figure` writes PNG and PDF with fixed metadata (so rebuilding gives the same
+bytes where the renderer allows). Every figure built from a simulated release carries the
+:data:`~attunestats.constants.SIMULATED_LABEL` in its lower left corner.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless: figures are files
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from attunestats.constants import SIMULATED_LABEL
+
+STYLE = Path(__file__).with_name("attunestats.mplstyle")
+COLUMN_WIDTH = 3.35  # inches, single column
+PAGE_WIDTH = 6.9  # inches, two columns
+
+
+@contextmanager
+def style() -> Iterator[None]:
+    """Context in which figures use the package style."""
+    with plt.style.context(str(STYLE)):
+        yield
+
+
+def mark_simulated(fig: Figure, simulated: bool) -> Figure:
+    """Stamp the simulated label on a figure of a simulated release."""
+    if simulated:
+        fig.text(
+            0.005, 0.005, SIMULATED_LABEL, fontsize=5.5, color="#B22222", ha="left", va="bottom",
+            alpha=0.9,
+        )  # fmt: skip
+    return fig
+
+
+def save_figure(fig: Figure, name: str, out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write ``<out_dir>/figures/<name>.png`` and ``.pdf``; close the figure; return the paths."""
+    if not name or any(ch in name for ch in "/\\"):
+        raise ValueError(f"figure name must be a plain file stem; got {name!r}")
+    folder = Path(out_dir) / "figures"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"{name}.png", folder / f"{name}.pdf"]
+    fig.savefig(paths[0], metadata={"Software": None})
+    fig.savefig(paths[1], metadata={"Creator": None, "Producer": None, "CreationDate": None})
+    plt.close(fig)
+    return paths
+
+
+def _label(frame: pd.DataFrame) -> pd.Series:
+    """Predictor labels, with the mode appended when it is not the default."""
+    if "display_name" in frame.columns:
+        base = frame["display_name"].astype(str)
+    else:
+        base = frame["predictor"].astype(str)
+    if "mode" in frame.columns:
+        extra = np.where(
+            frame["mode"].astype(str) == "default", "", " [" + frame["mode"].astype(str) + "]"
+        )
+        return base + extra
+    return base
+
+
+def forest_plot(
+    frame: pd.DataFrame,
+    *,
+    estimate: str = "estimate",
+    low: str = "ci_low",
+    high: str = "ci_high",
+    label: str | None = None,
+    group: str | None = None,
+    xlabel: str,
+    title: str = "",
+    simulated: bool,
+    reference: float | None = None,
+    sort: bool = True,
+    width: float = COLUMN_WIDTH,
+) -> Figure:
+    """Point estimates with intervals, one row per label (e.g. predictors on one metric).
+
+    ``group`` (e.g. ``"kind"``: model / human) colours the rows.
+    """
+    data = frame.copy()
+    data["_label"] = data[label].astype(str) if label else _label(data)
+    if sort:
+        data = data.sort_values(estimate, ascending=True, kind="stable")
+    n = len(data)
+    with style():
+        fig, ax = plt.subplots(figsize=(width, max(1.4, 0.22 * n + 0.7)))
+        y = np.arange(n)
+        groups = data[group].astype(str) if group else pd.Series(["all"] * n, index=data.index)
+        for k, g in enumerate(dict.fromkeys(groups)):
+            sel = (groups == g).to_numpy()
+            err = np.vstack([
+                data[estimate].to_numpy()[sel] - data[low].to_numpy()[sel],
+                data[high].to_numpy()[sel] - data[estimate].to_numpy()[sel],
+            ])  # fmt: skip
+            ax.errorbar(
+                data[estimate].to_numpy()[sel], y[sel], xerr=err, fmt="o", color=f"C{k}",
+                label=g if group else None, elinewidth=1.0,
+            )  # fmt: skip
+        if reference is not None:
+            ax.axvline(reference, color="0.4", linewidth=0.6, linestyle="--")
+        ax.set_yticks(y, data["_label"])
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="y", visible=False)
+        if title:
+            ax.set_title(title)
+        if group:
+            ax.legend(loc="best")
+        mark_simulated(fig, simulated)
+    return fig
+
+
+def heatmap(
+    matrix: pd.DataFrame,
+    *,
+    low: pd.DataFrame | None = None,
+    high: pd.DataFrame | None = None,
+    colorbar_label: str,
+    title: str = "",
+    simulated: bool,
+    vmin: float = -1.0,
+    vmax: float = 1.0,
+    cmap: str = "RdBu_r",
+    width: float = COLUMN_WIDTH,
+) -> Figure:
+    """A square heatmap; with ``low``/``high`` each cell also prints its interval."""
+    labels_x = [str(c) for c in matrix.columns]
+    labels_y = [str(i) for i in matrix.index]
+    n = max(len(labels_x), len(labels_y))
+    with style():
+        fig, ax = plt.subplots(figsize=(width, width * 0.85))
+        im = ax.imshow(matrix.to_numpy(dtype=float), vmin=vmin, vmax=vmax, cmap=cmap)
+        ax.set_xticks(range(len(labels_x)), labels_x, rotation=45, ha="right")
+        ax.set_yticks(range(len(labels_y)), labels_y)
+        ax.grid(False)
+        size = 6 if n <= 5 else 4.5
+        for i in range(matrix.shape[0]):
+            for j in range(matrix.shape[1]):
+                value = matrix.iat[i, j]
+                if not np.isfinite(value):
+                    continue
+                text = f"{value:.2f}"
+                if low is not None and high is not None and i != j:
+                    text += f"\n[{low.iat[i, j]:.2f}, {high.iat[i, j]:.2f}]"
+                ax.text(
+                    j, i, text, ha="center", va="center", fontsize=size,
+                    color="white" if abs(value) > 0.6 * max(abs(vmin), abs(vmax)) else "black",
+                )  # fmt: skip
+        cbar = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+        cbar.set_label(colorbar_label)
+        if title:
+            ax.set_title(title)
+        mark_simulated(fig, simulated)
+    return fig
+
+
+def distributions(
+    frame: pd.DataFrame,
+    *,
+    value: str = "value",
+    by: str = "predictor",
+    xlabel: str,
+    title: str = "",
+    simulated: bool,
+    width: float = PAGE_WIDTH,
+) -> Figure:
+    """Box plots of conversation-level values per predictor, means marked."""
+    order = frame.groupby(by)[value].mean().sort_values().index.tolist()
+    data = [frame.loc[frame[by] == k, value].dropna().to_numpy() for k in order]
+    with style():
+        fig, ax = plt.subplots(figsize=(width, max(1.6, 0.22 * len(order) + 0.8)))
+        ax.boxplot(data, vert=False, widths=0.6, showfliers=False, medianprops={"color": "C1"})
+        ax.plot([d.mean() if d.size else np.nan for d in data], np.arange(1, len(order) + 1), "D",
+                color="C0", markersize=2.5, label="mean")  # fmt: skip
+        ax.set_yticks(np.arange(1, len(order) + 1), [str(k) for k in order])
+        ax.set_xlabel(xlabel)
+        ax.legend(loc="lower right")
+        ax.grid(axis="y", visible=False)
+        if title:
+            ax.set_title(title)
+        mark_simulated(fig, simulated)
+    return fig
+
+
+def line_panels(
+    frame: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    low: str | None,
+    high: str | None,
+    series: str,
+    panel: str | None = None,
+    xlabel: str,
+    ylabel: str,
+    title: str = "",
+    simulated: bool,
+    xticks: Sequence[Any] | None = None,
+    width: float = PAGE_WIDTH,
+) -> Figure:
+    """Lines with interval bands: one line per ``series``, one panel per ``panel`` value."""
+    panels = list(dict.fromkeys(frame[panel])) if panel else [None]
+    with style():
+        fig, axes = plt.subplots(1, len(panels), figsize=(width, 2.3), sharey=False, squeeze=False)
+        for ax, p in zip(axes[0], panels, strict=True):
+            sub = frame if p is None else frame[frame[panel] == p]
+            for k, (name, g) in enumerate(sub.groupby(series, sort=True)):
+                g = g.sort_values(x)
+                ax.plot(g[x], g[y], marker="o", color=f"C{k % 8}", label=str(name))
+                if low and high:
+                    ax.fill_between(
+                        g[x], g[low], g[high], color=f"C{k % 8}", alpha=0.15, linewidth=0
+                    )
+            ax.set_xlabel(xlabel)
+            if xticks is not None:
+                ax.set_xticks(
+                    range(len(xticks))
+                    if not np.issubdtype(np.asarray(xticks).dtype, np.number)
+                    else xticks
+                )
+            if p is not None:
+                ax.set_title(str(p))
+        axes[0][0].set_ylabel(ylabel)
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        if handles:
+            fig.legend(handles, labels, loc="upper center", ncol=min(6, len(labels)),
+                       bbox_to_anchor=(0.5, 1.08))  # fmt: skip
+        if title:
+            fig.suptitle(title, y=1.15)
+        mark_simulated(fig, simulated)
+    return fig
+
+
+def panas_trajectories(
+    frame: pd.DataFrame, *, simulated: bool, width: float = COLUMN_WIDTH
+) -> Figure:
+    """Pre -> post PANAS totals per diagnosis group (from :func:`attunestats.describe.panas_trajectories`)."""
+    scales = list(dict.fromkeys(frame["scale"]))
+    with style():
+        fig, axes = plt.subplots(1, len(scales), figsize=(width, 2.0), sharey=True, squeeze=False)
+        for ax, scale in zip(axes[0], scales, strict=True):
+            sub = frame[frame["scale"] == scale]
+            for k, (group, g) in enumerate(sub.groupby("diagnosis_group", sort=True)):
+                g = g.set_index("time").loc[["pre", "post"]]
+                x = np.array([0.0, 1.0]) + (k - 1.5) * 0.03
+                err = np.vstack([g["mean"] - g["ci_low"], g["ci_high"] - g["mean"]])
+                ax.errorbar(x, g["mean"], yerr=err, marker="o", color=f"C{k % 8}",
+                            label=str(group).replace("_", "/"))  # fmt: skip
+            ax.set_xticks([0, 1], ["pre", "post"])
+            ax.set_xlim(-0.3, 1.3)
+            ax.set_title(scale)
+        axes[0][0].set_ylabel("PANAS total (10-70)")
+        axes[0][-1].legend(loc="best", fontsize=5.5)
+        mark_simulated(fig, simulated)
+    return fig
