@@ -21,7 +21,7 @@ setup: $(VENV)/.installed
 
 ## Main job: rebuild every table and figure from the bundled simulated release.
 reproduce: setup
-	$(VENV)/bin/attunestats summary
+	$(VENV)/bin/attunestats reproduce
 
 ## Test suite (what CI runs): everything but the long `slow` studies.
 test: setup

@@ -38,12 +38,13 @@ def style() -> Iterator[None]:
 
 
 def mark_simulated(fig: Figure, simulated: bool) -> Figure:
-    """Stamp the simulated label on a figure of a simulated release."""
+    """Stamp the simulated label below a figure of a simulated release.
+
+    The label sits under the canvas (``va="top"`` at ``y=0``); the tight bounding box used when
+    saving grows to include it, so it never overlaps axes or tick labels.
+    """
     if simulated:
-        fig.text(
-            0.005, 0.005, SIMULATED_LABEL, fontsize=5.5, color="#B22222", ha="left", va="bottom",
-            alpha=0.9,
-        )  # fmt: skip
+        fig.text(0.0, -0.01, SIMULATED_LABEL, fontsize=5.5, color="#B22222", ha="left", va="top")
     return fig
 
 
@@ -54,8 +55,9 @@ def save_figure(fig: Figure, name: str, out_dir: str | os.PathLike[str]) -> list
     folder = Path(out_dir) / "figures"
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / f"{name}.png", folder / f"{name}.pdf"]
-    fig.savefig(paths[0], metadata={"Software": None})
-    fig.savefig(paths[1], metadata={"Creator": None, "Producer": None, "CreationDate": None})
+    options = {"dpi": 300, "bbox_inches": "tight", "pad_inches": 0.03}
+    fig.savefig(paths[0], metadata={"Software": None}, **options)
+    fig.savefig(paths[1], metadata={"Creator": None, "Producer": None, "CreationDate": None}, **options)
     plt.close(fig)
     return paths
 
