@@ -1,0 +1,498 @@
+"""``score(release) -> Scores``: every metric of spec sections 2 and 3 as tidy long tables.
+
+Rounding happens only at display; every value here is unrounded float64 (NaN = null). The scoring
+conventions used (spec 4) are recorded in ``Scores.options`` and in ``DataFrame.attrs`` of every
+table; outputs computed from a simulated release carry ``constants.SIMULATED_LABEL``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from attunestats.constants import SIMULATED_LABEL
+from attunestats.metrics._index import ScoringIndex, build_index
+from attunestats.metrics.composite import composite_z
+from attunestats.metrics.conventions import ScoringOptions, round_display
+from attunestats.metrics.conversation import conversation_metrics
+from attunestats.metrics.registry import (
+    BINARY_TASKS,
+    METRICS,
+    MetricContext,
+    iter_specs,
+    pooled_statistic,
+)
+from attunestats.metrics.turn import turn_metrics
+
+_COUNT_COLS = ("tp", "tn", "fp", "fn")
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Every metric of a release, as tidy long tables.
+
+    Attributes
+    ----------
+    turn : pandas.DataFrame
+        ``predictor, mode, conversation_id, turn, metric, value``: one row per scored turn and
+        turn-level metric (value float64, NaN = null).
+    conversation : pandas.DataFrame
+        ``predictor, mode, conversation_id, metric, value``: averages over turns, pooled
+        per-conversation binary metrics, post-conversation metrics, pillars and composites.
+    counts : pandas.DataFrame
+        ``predictor, mode, conversation_id, task, tp, tn, fp, fn`` (int64) summed over the
+        conversation's scored turns, task in ``om, human, om_hp, human_hp``: what resampling needs
+        to recompute pooled metrics (:func:`~attunestats.metrics.registry.pooled_statistic`).
+    turn_counts : pandas.DataFrame
+        The same per scored turn (with ``turn``).
+    comparisons : pandas.DataFrame
+        ``predictor, mode, conversation_id, turn, comparison, question_id, has_winner, correct``:
+        one row per ground-truth pairwise comparison of a scored turn.
+    predictor : pandas.DataFrame
+        ``predictor, mode, metric, value, standard_error, n``: unweighted null-aware means over
+        conversations (SE = sample SD / sqrt(n)); pooled metrics from the summed counts (SE NaN:
+        use the bootstrap); ``composite_z`` across predictor x mode rows.
+    design : pandas.DataFrame
+        ``conversation_id, participant_id, diagnosis_group, topic, n_turns``.
+    predictors : pandas.DataFrame
+        ``predictor, kind, display_name``.
+    options : ScoringOptions
+        The conventions used.
+    release_info : Mapping
+        ``simulated`` (bool), ``checksum`` and ``name`` of the release.
+    """
+
+    turn: pd.DataFrame
+    conversation: pd.DataFrame
+    counts: pd.DataFrame
+    turn_counts: pd.DataFrame
+    comparisons: pd.DataFrame
+    predictor: pd.DataFrame
+    design: pd.DataFrame
+    predictors: pd.DataFrame
+    options: ScoringOptions
+    release_info: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def simulated(self) -> bool:
+        """True when the scored release was written by the simulator."""
+        return bool(self.release_info.get("simulated", False))
+
+    @property
+    def label(self) -> str:
+        """``constants.SIMULATED_LABEL`` for simulated releases, else ``""``."""
+        return SIMULATED_LABEL if self.simulated else ""
+
+    def wide(self, level: str = "conversation") -> pd.DataFrame:
+        """One column per metric: ``level`` is "turn", "conversation" or "predictor".
+
+        Index columns are kept as ordinary columns (predictor, mode, conversation_id[, turn]);
+        metric columns follow registry order.
+        """
+        if level == "turn":
+            df, keys = self.turn, ["predictor", "mode", "conversation_id", "turn"]
+        elif level == "conversation":
+            df, keys = self.conversation, ["predictor", "mode", "conversation_id"]
+        elif level == "predictor":
+            df, keys = self.predictor, ["predictor", "mode"]
+        else:
+            raise ValueError(f"level must be 'turn', 'conversation' or 'predictor', got {level!r}")
+        out = df.pivot(index=keys, columns="metric", values="value")
+        order = [m for m in METRICS if m in out.columns]
+        out = out.loc[:, order].reset_index()
+        out.columns.name = None
+        if level == "conversation":
+            pos = {c: i for i, c in enumerate(self.design["conversation_id"])}
+            out = out.assign(_o=out["conversation_id"].map(pos)).sort_values(
+                ["predictor", "mode", "_o"], kind="stable"
+            )
+            out = out.drop(columns="_o").reset_index(drop=True)
+        return out
+
+    def display_composite(self) -> pd.DataFrame:
+        """Predictor composites rounded to 2 decimals with the ``composite_rounding`` convention."""
+        p = self.predictor
+        p = p.loc[p["metric"].isin(["composite_score", "equal_weight_composite"])].copy()
+        p["value"] = round_display(p["value"].to_numpy(), 2, method=self.options.composite_rounding)
+        return p.reset_index(drop=True)
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+def _str_col(values: np.ndarray) -> pd.arrays.ArrowStringArray | Any:
+    return pd.array(values, dtype="str")
+
+
+def _long(keys: pd.DataFrame, metrics: list[str], values: dict, emitted: dict) -> pd.DataFrame:
+    """Long table of ``metrics`` over the rows of ``keys`` (rows not emitted are left out)."""
+    n = len(keys)
+    m = len(metrics)
+    mat = np.full((n, m), np.nan)
+    emit = np.ones((n, m), bool)
+    for j, name in enumerate(metrics):
+        mat[:, j] = values[name]
+        if name in emitted:
+            emit[:, j] = emitted[name]
+    flat = emit.ravel()
+    rows = np.repeat(np.arange(n), m)[flat]
+    metric_idx = np.tile(np.arange(m), n)[flat]
+    out = {}
+    for col in keys.columns:
+        arr = keys[col].to_numpy()
+        out[col] = _str_col(arr[rows]) if col != "turn" else arr[rows].astype(np.int64)
+    out["metric"] = _str_col(np.asarray(metrics, dtype=object)[metric_idx])
+    out["value"] = mat.ravel()[flat]
+    return pd.DataFrame(out)
+
+
+def _counts_table(keys: pd.DataFrame, counts: dict[str, np.ndarray]) -> pd.DataFrame:
+    n = len(keys)
+    tasks = list(BINARY_TASKS)
+    stacked = np.stack([counts[t] for t in tasks], axis=1).reshape(n * len(tasks), 4)
+    rows = np.repeat(np.arange(n), len(tasks))
+    out = {}
+    for col in keys.columns:
+        arr = keys[col].to_numpy()
+        out[col] = _str_col(arr[rows]) if col != "turn" else arr[rows].astype(np.int64)
+    out["task"] = _str_col(np.asarray(tasks * n, dtype=object))
+    for j, c in enumerate(_COUNT_COLS):
+        out[c] = stacked[:, j].astype(np.int64)
+    return pd.DataFrame(out)
+
+
+def _custom_metrics(
+    level: str, keys: pd.DataFrame, values: dict, release, options, counts=None
+) -> None:
+    for spec in iter_specs(level):
+        if spec.builtin:
+            continue
+        if spec.aggregation == "pooled":
+            c = counts[spec.pooled_task]
+            values[spec.name] = pooled_statistic(spec.pooled_stat, *(c[:, j] for j in range(4)))
+            continue
+        ctx = MetricContext(
+            level=level,
+            keys=keys,
+            values=pd.DataFrame({k: v for k, v in values.items()}),
+            release=release,
+            options=options,
+        )
+        result = np.asarray(spec.compute(ctx), dtype=np.float64)
+        if result.shape != (len(keys),):
+            raise ValueError(
+                f"compute of metric {spec.name!r} returned shape {result.shape}, "
+                f"expected ({len(keys)},)"
+            )
+        values[spec.name] = result
+
+
+def _predictor_table(
+    ix: ScoringIndex,
+    conv_values: dict[str, np.ndarray],
+    conv_emitted: dict[str, np.ndarray],
+    counts: dict[str, np.ndarray],
+) -> pd.DataFrame:
+    n_pm = len(ix.pm)
+    pm = ix.run_pm
+    rows = []
+    for spec in iter_specs("conversation"):
+        if spec.name not in conv_values:
+            continue
+        emitted = conv_emitted.get(spec.name, np.ones(ix.n_runs, bool))
+        v = conv_values[spec.name]
+        if spec.aggregation == "pooled":
+            c = counts[spec.pooled_task]
+            sums = [np.bincount(pm, weights=c[:, j], minlength=n_pm) for j in range(4)]
+            value = pooled_statistic(spec.pooled_stat, *sums)
+            n = np.bincount(pm, minlength=n_pm)
+            se = np.full(n_pm, np.nan)
+        else:
+            ok = ~np.isnan(v) & emitted
+            n = np.bincount(pm[ok], minlength=n_pm)
+            s = np.bincount(pm[ok], weights=v[ok], minlength=n_pm)
+            value = np.where(n > 0, s / np.maximum(n, 1), np.nan)
+            dev = np.where(ok, v - value[pm], 0.0)
+            ss = np.bincount(pm, weights=dev**2, minlength=n_pm)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                se = np.where(n > 1, np.sqrt(ss / np.maximum(n - 1, 1)) / np.sqrt(n), np.nan)
+        pm_emit = np.bincount(pm, weights=emitted, minlength=n_pm) > 0
+        for i in np.flatnonzero(pm_emit):
+            rows.append((i, spec.name, value[i], se[i], int(n[i])))
+    df = pd.DataFrame(rows, columns=["pm", "metric", "value", "standard_error", "n"])
+    comp = df.loc[df["metric"] == "composite_score"].sort_values("pm")
+    z = composite_z(comp["value"].to_numpy())
+    zdf = pd.DataFrame(
+        {
+            "pm": comp["pm"].to_numpy(),
+            "metric": "composite_z",
+            "value": z,
+            "standard_error": np.nan,
+            "n": comp["n"].to_numpy(),
+        }
+    )
+    df = pd.concat([df, zdf], ignore_index=True)
+    order = {name: i for i, name in enumerate(METRICS)}
+    df["_o"] = df["metric"].map(order)
+    df = df.sort_values(["pm", "_o"], kind="stable").reset_index(drop=True)
+    return pd.DataFrame(
+        {
+            "predictor": _str_col(ix.pm["predictor"].to_numpy()[df["pm"].to_numpy()]),
+            "mode": _str_col(ix.pm["mode"].to_numpy()[df["pm"].to_numpy()]),
+            "metric": _str_col(df["metric"].to_numpy(dtype=object)),
+            "value": df["value"].to_numpy(np.float64),
+            "standard_error": df["standard_error"].to_numpy(np.float64),
+            "n": df["n"].to_numpy(np.int64),
+        }
+    )
+
+
+def _release_info(release: Any) -> dict[str, Any]:
+    info = dict(getattr(release, "info", {}) or {})
+    root = getattr(release, "root", None)
+    name = info.get("name") or (Path(root).name if root is not None else "")
+    return {
+        "simulated": bool(info.get("simulated", False)),
+        "checksum": str(getattr(release, "checksum", "") or ""),
+        "name": str(name),
+    }
+
+
+def _check_release(release: Any) -> None:
+    tables = getattr(release, "tables", None)
+    if not isinstance(tables, Mapping):
+        raise TypeError(f"release must be an attunestats Release, got {type(release).__name__}")
+    from attunestats.release.model import GROUND_TRUTH_TABLES, PREDICTION_TABLES, TABLE_SCHEMAS
+
+    for name in GROUND_TRUTH_TABLES + PREDICTION_TABLES:
+        if name not in tables:
+            raise ValueError(f"release lacks table {name!r}")
+        missing = [c for c in TABLE_SCHEMAS[name] if c not in tables[name].columns]
+        if missing:
+            raise ValueError(f"release table {name!r} lacks columns {missing}")
+
+
+def score(release: Any, *, options: ScoringOptions | None = None) -> Scores:
+    """Score every predictor of a release on every metric of spec sections 2 and 3.
+
+    Parameters
+    ----------
+    release : Release
+        Ground truth and run outputs (``attunestats.load_release`` or the simulator).
+    options : ScoringOptions, optional
+        Scoring conventions (spec 4); the spec's defaults when omitted.
+
+    Returns
+    -------
+    Scores
+        Long turn-, conversation- and predictor-level tables, confusion counts, comparisons, the
+        design table and the options used.
+
+    Raises
+    ------
+    ValueError
+        If a run file or run turn has no ground truth (spec 4), or keys are duplicated.
+
+    Examples
+    --------
+    >>> import attunestats as ats  # doctest: +SKIP
+    >>> scores = ats.score(ats.load_bundled_release())  # doctest: +SKIP
+    >>> scores.wide("predictor")[["predictor", "composite_score"]]  # doctest: +SKIP
+    """
+    if options is None:
+        options = ScoringOptions()
+    if not isinstance(options, ScoringOptions):
+        raise TypeError(f"options must be a ScoringOptions, got {type(options).__name__}")
+    _check_release(release)
+    ix = build_index(release, options)
+
+    tr = turn_metrics(ix)
+    turn_values = dict(tr.values)
+    turn_keys = ix.turns
+    _custom_metrics("turn", turn_keys, turn_values, release, options)
+    for name in turn_values:
+        if name not in tr.values:  # custom turn metric: add its average
+            tr.values[name] = turn_values[name]
+
+    conv_values, conv_emitted, counts = conversation_metrics(ix, tr)
+    run_keys = ix.runs
+    _custom_metrics("conversation", run_keys, conv_values, release, options, counts)
+
+    turn_names = [s.name for s in iter_specs("turn") if s.name in turn_values]
+    conv_names = [s.name for s in iter_specs("conversation") if s.name in conv_values]
+    turn_df = _long(turn_keys, turn_names, turn_values, tr.emitted)
+    conv_df = _long(run_keys, conv_names, conv_values, conv_emitted)
+
+    counts_df = _counts_table(run_keys, counts)
+    turn_counts_df = _counts_table(turn_keys, tr.counts)
+    comp = tr.comparisons
+    k = comp["k"]
+    comparisons = pd.DataFrame(
+        {
+            "predictor": _str_col(turn_keys["predictor"].to_numpy()[k]),
+            "mode": _str_col(turn_keys["mode"].to_numpy()[k]),
+            "conversation_id": _str_col(turn_keys["conversation_id"].to_numpy()[k]),
+            "turn": turn_keys["turn"].to_numpy(np.int64)[k],
+            "comparison": comp["comparison"].astype(np.int64),
+            "question_id": _str_col(comp["question_id"]),
+            "has_winner": comp["has_winner"].astype(bool),
+            "correct": comp["correct"].astype(bool),
+        }
+    )
+    predictor_df = _predictor_table(ix, conv_values, conv_emitted, counts)
+
+    conv = release.tables["conversations"]
+    design = conv.loc[
+        :, ["conversation_id", "participant_id", "diagnosis_group", "topic", "n_turns"]
+    ].reset_index(drop=True)
+    predictors = release.tables["predictors"].loc[:, ["predictor", "kind", "display_name"]]
+    predictors = predictors.sort_values("predictor", kind="stable").reset_index(drop=True)
+    info = _release_info(release)
+    attrs = {
+        "scoring_options": options.to_dict(),
+        "simulated": info["simulated"],
+        "label": SIMULATED_LABEL if info["simulated"] else "",
+        "release_checksum": info["checksum"],
+    }
+    tables = (turn_df, conv_df, counts_df, turn_counts_df, comparisons, predictor_df, design,
+              predictors)  # fmt: skip
+    for df in tables:
+        df.attrs.update(attrs)
+    return Scores(
+        turn=turn_df,
+        conversation=conv_df,
+        counts=counts_df,
+        turn_counts=turn_counts_df,
+        comparisons=comparisons,
+        predictor=predictor_df,
+        design=design,
+        predictors=predictors,
+        options=options,
+        release_info=info,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# writing
+
+
+_TABLES = ("turn", "predictor", "counts", "turn_counts", "comparisons", "design", "predictors")
+
+
+def _json_value(x: Any) -> Any:
+    if isinstance(x, float | np.floating):
+        x = float(x)
+        return None if math.isnan(x) or math.isinf(x) else x
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
+    return x
+
+
+def summary_dict(scores: Scores) -> dict[str, Any]:
+    """The per-predictor summary written as JSON by :func:`write_scores`."""
+    p = scores.predictor
+    names = scores.predictors.set_index("predictor")
+    out_rows = []
+    for (pred, mode), grp in p.groupby(["predictor", "mode"], sort=True):
+        metrics = {
+            row.metric: {
+                "value": _json_value(row.value),
+                "standard_error": _json_value(row.standard_error),
+                "n": int(row.n),
+            }
+            for row in grp.itertuples(index=False)
+        }
+        comp = metrics.get("composite_score", {}).get("value")
+        out_rows.append(
+            {
+                "predictor": pred,
+                "mode": mode,
+                "kind": str(names["kind"].get(pred, "")) if pred in names.index else "",
+                "display_name": str(names["display_name"].get(pred, pred))
+                if pred in names.index
+                else pred,
+                "composite_score_display": None
+                if comp is None
+                else round_display(comp, 2, method=scores.options.composite_rounding),
+                "metrics": metrics,
+            }
+        )
+    return {
+        "label": scores.label,
+        "simulated": scores.simulated,
+        "release": dict(scores.release_info),
+        "scoring_options": scores.options.to_dict(),
+        "conventions": scores.options.describe().to_dict(orient="records"),
+        "predictors": out_rows,
+    }
+
+
+def write_scores(scores: Scores, out: Path | str) -> list[Path]:
+    """Write the score tables and a per-predictor summary JSON.
+
+    ``out`` names the conversation-level table; its extension (``.csv`` or ``.parquet``) sets the
+    format of every table. Siblings ``<stem>_turn``, ``_predictor``, ``_counts``,
+    ``_turn_counts``, ``_comparisons``, ``_design`` and ``_predictors`` (same extension) and
+    ``<stem>_summary.json`` are written next to it. Files are written to temporary names first and
+    renamed only when all succeeded, so a failure leaves nothing half-written.
+
+    Parameters
+    ----------
+    scores : Scores
+    out : path-like
+        Path of the conversation-level table, ending in ``.csv`` or ``.parquet``.
+
+    Returns
+    -------
+    list of pathlib.Path
+        Every file written, the conversation table first and the summary JSON last.
+    """
+    if not isinstance(scores, Scores):
+        raise TypeError(f"scores must be a Scores, got {type(scores).__name__}")
+    out = Path(out)
+    ext = out.suffix.lower()
+    if ext not in (".csv", ".parquet"):
+        raise ValueError(f"out must end in .csv or .parquet, got {str(out)!r}")
+    if not out.parent.exists():
+        raise ValueError(f"out's directory does not exist: {str(out.parent)!r}")
+    targets: list[tuple[Path, Any]] = [(out, scores.conversation)]
+    for name in _TABLES:
+        targets.append((out.with_name(f"{out.stem}_{name}{out.suffix}"), getattr(scores, name)))
+    summary_path = out.with_name(f"{out.stem}_summary.json")
+    written_tmp: list[tuple[Path, Path]] = []
+    try:
+        for path, df in targets:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+            os.close(fd)
+            tmp_path = Path(tmp)
+            written_tmp.append((tmp_path, path))
+            if ext == ".csv":
+                df.to_csv(tmp_path, index=False)
+            else:
+                df.to_parquet(tmp_path, index=False)
+        fd, tmp = tempfile.mkstemp(prefix=f".{summary_path.name}.", dir=summary_path.parent)
+        os.close(fd)
+        tmp_path = Path(tmp)
+        written_tmp.append((tmp_path, summary_path))
+        files = [str(p.name) for _, p in written_tmp]
+        summary = summary_dict(scores)
+        summary["files"] = files
+        tmp_path.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n")
+    except BaseException:
+        for tmp_path, _ in written_tmp:
+            tmp_path.unlink(missing_ok=True)
+        raise
+    for tmp_path, path in written_tmp:
+        os.replace(tmp_path, path)
+    return [path for _, path in written_tmp]
