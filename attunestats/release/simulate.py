@@ -206,6 +206,7 @@ _OBS_KEY_ALIASES = ("did_occur", "humanValue", "actualValue")
 _PREF_KEY_ALIASES = ("should_occur", "humanPreference")
 _PAIRS = (("original", "alternate"), ("original", "human"), ("alternate", "human"))
 _MASKED = {"original": "original", "alternate": "alternate1", "human": "alternate2"}
+_JUDGE_KEYS = ("overall_score", "emotional_appropriateness", "helpfulness", "tone_match")
 _PW_IDS = tuple(q for q in K.PAIRWISE_QUESTIONS if q != "general")
 _POS = tuple(i.lower() for i in K.PANAS_POSITIVE)
 _NEG = tuple(i.lower() for i in K.PANAS_NEGATIVE)
@@ -944,36 +945,63 @@ class _Context:
     delta_runs: list[list[str]]
 
 
-def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    cfg, eff, st, R = ctx.cfg, ctx.eff, ctx.st, ctx.rates
-    rng = np.random.default_rng(np.random.SeedSequence(ctx.seed, spawn_key=(2, k)))
-    cid = st.ids[k]
-    p, t, nt, om = int(st.participant[k]), int(st.topic[k]), int(st.n_turns[k]), int(st.om[k])
-    g = int(eff.diagnosis_index[p])
-    P = len(eff.predictors)
-    rho = eff.rho
-    topic = eff.topics[t]
-    x = _turn_position(nt)
-    base = (
-        eff.theta
-        + eff.u[p]
-        + eff.delta[g]
-        + eff.gamma[:, g, :]
-        + eff.v[t]
-        + eff.topic_interaction[:, t, :]
-        + st.w[k]
-    )  # (P, C)
-    eta = base[:, None, :] + eff.beta[:, None, :] * x[None, :, None]  # (P, nt, C)
-    distress = float(eff.participant_distress[p])
-    om_q = float(eff.original_model_quality[om]) + 0.7 * float(rng.standard_normal())
+def _clamp_int(value: float, low: int, high: int) -> int:
+    """``round(value)`` clamped to ``low..high`` (Python rounding, half to even)."""
+    return max(low, min(high, round(value)))
 
-    # ---------------- ground truth: emotion tags ------------------------------------------
+
+@dataclass
+class _GroundTruth:
+    """Ground truth of one conversation as the scorer sees it (normalised), plus what was written.
+
+    Codes: binary 0 yes, 1 no, 2 na, -1 null; winners 0 A, 1 B, -1 none.
+    """
+
+    nt: int
+    x: np.ndarray
+    tags: list[list[tuple[str, int | None, bool]]]  # (label, intensity, known) per turn
+    written_tags: list[list[dict[str, Any]]]
+    obs: np.ndarray  # (nt, Q) observedBehavior
+    pref: np.ndarray  # preferredBehavior
+    llm: np.ndarray  # llmValue
+    ref_om: np.ndarray  # scorer reference of the OM tasks (observed, fallback llmValue)
+    ref_hp: np.ndarray  # of the HP tasks (preferred, fallback observed)
+    included: np.ndarray  # question present in the turn
+    answered: np.ndarray  # included and applicable (the EM is asked)
+    written_judgements: list[list[dict[str, Any]]]
+    comps: list[list[tuple[str, str, str, int]]]  # (questionId, label A, label B, winner)
+    selected: list[list[str]]
+    has_alt: list[bool]
+    blinded: bool
+    texts: list[tuple[str, str, str, str]]  # user, original, llm-improved, human-edited
+    pre: np.ndarray  # 20 PANAS items, order of constants.PANAS_ITEMS
+    post: np.ndarray
+    pre_block: dict[str, Any]
+    post_block: dict[str, Any]
+    q1_idx: list[int]
+    q2_idx: int
+    q3_idx: int
+    follow_up: list[str]
+    fb_true: np.ndarray
+    fb_rated: np.ndarray
+    survey_doc: dict[str, Any]
+
+
+def _gt_emotion(
+    rng: np.random.Generator, x: np.ndarray, distress: float, R: Mapping[str, float]
+) -> tuple[list[list[tuple[str, int | None, bool]]], list[list[dict[str, Any]]]]:
+    """Mood tags per turn: 0-3 PANAS labels of the participant's current valence.
+
+    Negative valence has probability ``L(0.3 + distress + N(0, 0.5) - 0.8 x)`` (conversations
+    help a little); with 2+ tags one of them is of the other valence with probability 0.15;
+    intensities ``round(N(4 + 0.6 distress, 1.4))`` clamped to 1..7.
+    """
     neg_logit = 0.3 + 1.0 * distress + 0.5 * float(rng.standard_normal())
-    gt_tags: list[list[tuple[str, int | None, bool]]] = []
-    written_tags: list[list[dict[str, Any]]] = []
-    for j in range(nt):
+    tags_all: list[list[tuple[str, int | None, bool]]] = []
+    written_all: list[list[dict[str, Any]]] = []
+    for xj in x:
         n_tags = int(rng.choice(4, p=_N_TAG_PROBS))
-        negative = rng.random() < _logistic(neg_logit - 0.8 * x[j])
+        negative = rng.random() < _logistic(neg_logit - 0.8 * xj)
         pool = _NEG if negative else _POS
         other = _POS if negative else _NEG
         labels = [pool[i] for i in rng.permutation(10)[:n_tags]]
@@ -982,29 +1010,37 @@ def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[
         intens = np.clip(np.rint(4.0 + 0.6 * distress + 1.4 * rng.standard_normal(n_tags)), 1, 7)
         u_null, u_word, u_case, u_case_kind = rng.random((4, n_tags))
         tags: list[tuple[str, int | None, bool]] = []
-        wtags: list[dict[str, Any]] = []
+        written: list[dict[str, Any]] = []
         for i, lab in enumerate(labels):
-            inten: int | None = int(intens[i])
-            if u_null[i] < R["intensity_null"]:
-                inten = None
-            written: Any = inten
+            inten: int | None = None if u_null[i] < R["intensity_null"] else int(intens[i])
+            w_int: Any = inten
             if inten in _INTENSITY_WORDS and u_word[i] < R["intensity_word"]:
-                written = _INTENSITY_WORDS[inten]
+                w_int = _INTENSITY_WORDS[inten]
             if u_case[i] < R["label_case"]:
-                wlab = lab if u_case_kind[i] < 0.5 else f" {_TITLE[lab]} "
+                w_lab = lab if u_case_kind[i] < 0.5 else f" {_TITLE[lab]} "
             else:
-                wlab = _TITLE[lab]
+                w_lab = _TITLE[lab]
             tags.append((lab, inten, True))
-            wtags.append({"emotion": wlab, "intensity": written})
+            written.append({"emotion": w_lab, "intensity": w_int})
         if rng.random() < R["gt_unknown_label"]:
             lab = text.UNKNOWN_GT_LABELS[int(rng.integers(len(text.UNKNOWN_GT_LABELS)))]
-            inten = int(np.clip(np.rint(3.5 + 1.2 * rng.standard_normal()), 1, 7))
+            inten = _clamp_int(3.5 + 1.2 * rng.standard_normal(), 1, 7)
             tags.append((lab, inten, False))
-            wtags.append({"emotion": lab, "intensity": inten})
-        gt_tags.append(tags)
-        written_tags.append(wtags)
+            written.append({"emotion": lab, "intensity": inten})
+        tags_all.append(tags)
+        written_all.append(written)
+    return tags_all, written_all
 
-    # ---------------- ground truth: binary judgements (vectorised over turns x questions) ---
+
+def _gt_binary(rng: np.random.Generator, nt: int, R: Mapping[str, float]) -> dict[str, Any]:
+    """Binary judgements (vectorised over turns x the 36 questions).
+
+    Each question is asked in a turn with probability ``pi ~ U(0.15, 0.45)`` (per conversation);
+    2% of turns have none. observedBehavior: na 8%, else yes at the question's rate
+    (``_OBSERVED_YES``); preferredBehavior equals it 70% of the time (else the opposite), na 3%;
+    llmValue agrees with observed 75%. Nulls at messiness rates; a null observedBehavior never
+    has an na preferredBehavior, so every scored question is also one the EM is asked.
+    """
     Q = len(_QIDS)
     pi = rng.uniform(0.15, 0.45)
     incl = rng.random((nt, Q)) < pi
@@ -1032,38 +1068,61 @@ def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[
     )
     llm[rng.random((nt, Q)) < 0.05] = _NA
     llm[rng.random((nt, Q)) < R["llm_value_null"]] = _NULL
-    eff_om = np.where(obs != _NULL, obs, llm)
-    eff_hp = np.where(pref != _NULL, pref, obs)
     applicable = (
         ((obs == _NULL) & (pref == _NULL))
         | ((obs != _NULL) & (obs != _NA))
         | ((pref != _NULL) & (pref != _NA))
     )
-    answered = incl & applicable
     alias_u = rng.random((nt, Q, 3))
     pick_u = rng.random((nt, Q, 3))
     key_u = rng.random((nt, Q, 2))
-    written_judgements: list[list[dict[str, Any]]] = []
+    rate = R["binary_value_alias"]
+    written: list[list[dict[str, Any]]] = []
     for j in range(nt):
         rows = []
         for q in np.flatnonzero(incl[j]):
-            rate = R["binary_value_alias"]
-            llm_w = _binary_written(int(llm[j, q]), alias_u[j, q, 0], pick_u[j, q, 0], rate)
-            obs_w = _binary_written(int(obs[j, q]), alias_u[j, q, 1], pick_u[j, q, 1], rate)
-            pref_w = _binary_written(int(pref[j, q]), alias_u[j, q, 2], pick_u[j, q, 2], rate)
-            obs_key = "observedBehavior"
-            pref_key = "preferredBehavior"
+            values = [
+                _binary_written(int(arr[j, q]), alias_u[j, q, i], pick_u[j, q, i], rate)
+                for i, arr in enumerate((llm, obs, pref))
+            ]
+            obs_key, pref_key = "observedBehavior", "preferredBehavior"
             if key_u[j, q, 0] < R["binary_key_alias"]:
                 obs_key = _OBS_KEY_ALIASES[int(key_u[j, q, 1] * 3)]
                 pref_key = _PREF_KEY_ALIASES[int(key_u[j, q, 1] * 2)]
             rows.append(
-                {"questionId": _QIDS[q], "llmValue": llm_w, obs_key: obs_w, pref_key: pref_w}
+                {
+                    "questionId": _QIDS[q],
+                    "llmValue": values[0],
+                    obs_key: values[1],
+                    pref_key: values[2],
+                }
             )
-        written_judgements.append(rows)
+        written.append(rows)
+    return {
+        "obs": obs,
+        "pref": pref,
+        "llm": llm,
+        "ref_om": np.where(obs != _NULL, obs, llm),
+        "ref_hp": np.where(pref != _NULL, pref, obs),
+        "included": incl,
+        "answered": incl & applicable,
+        "written_judgements": written,
+    }
 
-    # ---------------- ground truth: pairwise comparisons ----------------------------------
-    blinded = rng.random() < R["blinded_labels"]
-    comps: list[list[tuple[str, str, str, int]]] = []  # (qid, A, B, winner code)
+
+def _gt_pairwise(
+    rng: np.random.Generator, nt: int, om_quality: float, R: Mapping[str, float]
+) -> tuple[list[list[tuple[str, str, str, int]]], list[list[str]], list[bool], bool]:
+    """Pairwise comparisons per turn.
+
+    5% of turns have no alternates (and no comparisons). Otherwise "general" compares all three
+    pairs of original/alternate/human and 0-3 of PW1..PW15 (probabilities .35/.3/.2/.15) one
+    random pair each; A/B placement is random; winner A with probability
+    ``L(quality_A - quality_B)`` (qualities per turn: original ``om_quality + N(0, 1)``, alternate
+    ``0.3 + N(0, 1)``, human ``0.8 + N(0, 1)``), none with probability 0.03.
+    """
+    blinded = bool(rng.random() < R["blinded_labels"])
+    comps: list[list[tuple[str, str, str, int]]] = []
     selected: list[list[str]] = []
     has_alt: list[bool] = []
     for _j in range(nt):
@@ -1076,7 +1135,7 @@ def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[
         n_pw = int(rng.choice(4, p=(0.35, 0.3, 0.2, 0.15)))
         pws = [_PW_IDS[i] for i in np.sort(rng.permutation(len(_PW_IDS))[:n_pw])]
         quality = {
-            "original": om_q + rng.standard_normal(),
+            "original": om_quality + rng.standard_normal(),
             "alternate": 0.3 + rng.standard_normal(),
             "human": 0.8 + rng.standard_normal(),
         }
@@ -1094,16 +1153,20 @@ def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[
             turn_comps.append((qid, a, b, win))
         comps.append(turn_comps)
         selected.append(pws)
+    return comps, selected, has_alt, blinded
 
-    # ---------------- ground truth: texts ----------------------------------------------------
-    texts = []
-    for j in range(nt):
-        known = [lab for lab, _, kn in gt_tags[j] if kn]
-        user = text.user_message(rng, topic, known[0] if known else None)
-        original, improved, human = text.replies(rng, topic)
-        texts.append((user, original, improved, human))
 
-    # ---------------- ground truth: PANAS and survey ----------------------------------------
+def _gt_post(
+    rng: np.random.Generator, distress: float, om_quality: float, R: Mapping[str, float]
+) -> dict[str, Any]:
+    """PANAS before/after and the post-conversation survey.
+
+    Pre items ``round(base + item offset + N(0, 1))`` (PA base ``3.6 - 0.4 distress``, NA base
+    ``1.8 + 0.7 distress``); post = pre + a conversation change (PA ``0.3 + 0.3 q + N(0, .5)``,
+    NA ``-0.4 - 0.2 q + N(0, .5)``, ``q`` the OM quality) + ``N(0, 0.6)`` per item. Q3 index
+    ``round(1.3 - 0.9 q + N(0, 0.6))``; 0-2 follow-up phrases for poorer fits; Q2 and Q1 (1-3
+    options) at fixed rates; four-branch ``round(4.6 + 0.8 q + N(0, 1.1))``, 1..7.
+    """
     pa_base = 3.6 - 0.4 * distress
     na_base = 1.8 + 0.7 * distress
     pre = np.clip(
@@ -1116,24 +1179,23 @@ def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[
     )
     change = np.concatenate(
         [
-            np.full(10, 0.3 + 0.3 * om_q + 0.5 * rng.standard_normal()),
-            np.full(10, -0.4 - 0.2 * om_q + 0.5 * rng.standard_normal()),
+            np.full(10, 0.3 + 0.3 * om_quality + 0.5 * rng.standard_normal()),
+            np.full(10, -0.4 - 0.2 * om_quality + 0.5 * rng.standard_normal()),
         ]
     )
     post = np.clip(np.rint(pre + change + 0.6 * rng.standard_normal(20)), 1, 7)
     pre_block = _panas_block(pre, rng, R)
     post_block = _panas_block(post, rng, R)
 
-    q3_idx = int(np.clip(np.rint(1.3 - 0.9 * om_q + 0.6 * rng.standard_normal()), 0, 3))
-    n_fu = {0: 0, 1: int(rng.random() < 0.25), 2: 1 + int(rng.random() < 0.5), 3: 2}[q3_idx]
-    follow_up = [
-        text.FOLLOW_UP_PHRASES[i] for i in rng.permutation(len(text.FOLLOW_UP_PHRASES))[:n_fu]
-    ]
+    q3_idx = _clamp_int(1.3 - 0.9 * om_quality + 0.6 * rng.standard_normal(), 0, 3)
+    u_fu1, u_fu2 = rng.random(), rng.random()
+    n_fu = (0, int(u_fu1 < 0.25), 1 + int(u_fu2 < 0.5), 2)[q3_idx]
+    order = rng.permutation(len(text.FOLLOW_UP_PHRASES))[:n_fu]
+    follow_up = [text.FOLLOW_UP_PHRASES[i] for i in order]
     q2_idx = int(rng.choice(4, p=_Q2_WEIGHTS))
     n_q1 = int(rng.choice(3, p=(0.5, 0.35, 0.15))) + 1
     q1_idx = sorted(int(i) for i in rng.choice(7, size=n_q1, replace=False, p=_Q1_WEIGHTS))
-    q1 = [K.Q1_OPTIONS[i] for i in q1_idx]
-    fb_true = np.clip(np.rint(4.6 + 0.8 * om_q + 1.1 * rng.standard_normal(4)), 1, 7)
+    fb_true = np.clip(np.rint(4.6 + 0.8 * om_quality + 1.1 * rng.standard_normal(4)), 1, 7)
     fb_u = rng.random((4, 2))
     fb_rated = fb_u[:, 0] >= R["four_branch_unrated"]
     four_branch: dict[str, Any] = {}
@@ -1141,36 +1203,92 @@ def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[
         if fb_rated[b]:
             four_branch[branch] = int(fb_true[b])
         elif fb_u[b, 1] < 0.5:
-            four_branch[branch] = None
-    alias_survey = rng.random() < R["survey_key_alias"]
-    cw = {
-        ("Q1" if alias_survey else "q1_lookingFor"): q1,
-        ("Q2" if alias_survey else "q2_emotionClarity"): K.Q2_OPTIONS[q2_idx],
-        ("Q3" if alias_survey else "q3_modelFit"): K.Q3_OPTIONS[q3_idx],
+            four_branch[branch] = None  # unrated: null, or (else) the key is absent
+    alias = rng.random() < R["survey_key_alias"]
+    survey_doc = {
+        ("Q1" if alias else "q1_lookingFor"): [K.Q1_OPTIONS[i] for i in q1_idx],
+        ("Q2" if alias else "q2_emotionClarity"): K.Q2_OPTIONS[q2_idx],
+        ("Q3" if alias else "q3_modelFit"): K.Q3_OPTIONS[q3_idx],
         "q3_followUp_whatFeltOff": follow_up,
         "fourBranchScores": four_branch,
     }
+    return {
+        "pre": pre,
+        "post": post,
+        "pre_block": pre_block,
+        "post_block": post_block,
+        "q1_idx": q1_idx,
+        "q2_idx": q2_idx,
+        "q3_idx": q3_idx,
+        "follow_up": follow_up,
+        "fb_true": fb_true,
+        "fb_rated": fb_rated,
+        "survey_doc": survey_doc,
+    }
 
-    # ---------------- ground truth document ------------------------------------------------
+
+def _ground_truth(
+    rng: np.random.Generator,
+    nt: int,
+    topic: str,
+    distress: float,
+    om_quality: float,
+    R: Mapping[str, float],
+) -> _GroundTruth:
+    x = _turn_position(nt)
+    tags, written_tags = _gt_emotion(rng, x, distress, R)
+    binary = _gt_binary(rng, nt, R)
+    comps, selected, has_alt, blinded = _gt_pairwise(rng, nt, om_quality, R)
+    texts = []
+    for j in range(nt):
+        known = [lab for lab, _i, kn in tags[j] if kn]
+        user = text.user_message(rng, topic, known[0] if known else None)
+        texts.append((user, *text.replies(rng, topic)))
+    post = _gt_post(rng, distress, om_quality, R)
+    return _GroundTruth(
+        nt=nt,
+        x=x,
+        tags=tags,
+        written_tags=written_tags,
+        comps=comps,
+        selected=selected,
+        has_alt=has_alt,
+        blinded=blinded,
+        texts=texts,
+        **binary,
+        **post,
+    )
+
+
+def _conversation_document(
+    rng: np.random.Generator,
+    cid: str,
+    eff: TrueEffects,
+    p: int,
+    om: int,
+    topic: str,
+    gt: _GroundTruth,
+    R: Mapping[str, float],
+) -> dict[str, Any]:
+    """The ground-truth file (spec 1.4), with the messiness of pairwise keys and winners."""
+    nt = gt.nt
     day = int(rng.integers(0, 120))
     sec = int(rng.integers(0, 86400))
     conv_time = datetime(2025, 11, 1) + timedelta(days=day, seconds=sec)
-    turn_docs = []
     key_alias_u = rng.random((nt, 16))
     win_alias_u = rng.random((nt, 16, 2))
+    turn_docs = []
     for j in range(nt):
-        user, original, improved, human = texts[j]
-        if has_alt[j]:
-            alt = (
-                {"alternate1": improved, "alternate2": human}
-                if blinded
-                else {"llmImproved": improved, "humanEdited": human}
-            )
-        else:
-            alt = None
+        user, original, improved, human = gt.texts[j]
+        alt: dict[str, str] | None = None
+        if gt.has_alt[j]:
+            if gt.blinded:
+                alt = {"alternate1": improved, "alternate2": human}
+            else:
+                alt = {"llmImproved": improved, "humanEdited": human}
         pw_docs = []
-        for i, (qid, a, b, win) in enumerate(comps[j]):
-            la, lb = (_MASKED[a], _MASKED[b]) if blinded else (a, b)
+        for i, (qid, a, b, win) in enumerate(gt.comps[j]):
+            la, lb = (_MASKED[a], _MASKED[b]) if gt.blinded else (a, b)
             ka, kb = ("responseA", "responseB")
             if key_alias_u[j, i] < R["pairwise_key_alias"]:
                 ka, kb = ("response_1", "response_2")
@@ -1186,25 +1304,26 @@ def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[
                 "turnNumber": j + 1,
                 "userMessage": user,
                 "llmResponse": original,
-                "moodShiftTags": written_tags[j],
+                "moodShiftTags": gt.written_tags[j],
                 "annotations": {
-                    "binaryJudgements": written_judgements[j],
+                    "binaryJudgements": gt.written_judgements[j],
                     "alternateResponses": alt,
                     "pairwiseComparisons": pw_docs,
-                    "selectedPairwiseQuestions": selected[j],
+                    "selectedPairwiseQuestions": gt.selected[j],
                 },
             }
         )
-    conv_doc = {
+    om_name = eff.original_models[om]
+    return {
         "conversationId": cid,
         "metadata": {
             "conversationId": cid,
-            "model": eff.original_models[om],
+            "model": om_name,
             "provider": "anonymised",
             "timestamp": conv_time.isoformat() + "Z",
             "category": topic,
             "subtopic": text.SUBTOPICS[int(rng.integers(len(text.SUBTOPICS)))],
-            "model_version": f"{eff.original_models[om]}-v1",
+            "model_version": f"{om_name}-v1",
             "conversation_visibility": "private",
             "turnCount": nt,
         },
@@ -1216,272 +1335,335 @@ def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[
             "traits": list(eff.traits[p]),
             "goals": [text.PROFILE_GOALS[p % len(text.PROFILE_GOALS)]],
         },
-        "prePanas": pre_block,
-        "postPanas": post_block,
-        "conversationWideQuestions": cw,
+        "prePanas": gt.pre_block,
+        "postPanas": gt.post_block,
+        "conversationWideQuestions": gt.survey_doc,
         "turns": turn_docs,
     }
 
-    # ================= predictions =========================================================
-    # behaviour: (P, nt, Q, task)
-    eff_task = np.stack([eff_om, eff_hp, eff_om, eff_hp], axis=-1)  # (nt, Q, 4)
-    off = np.array(cfg.binary_task_offset)
-    p_beh = _logistic(eta[:, :, _BEH][:, :, None, None] + off[None, None, None, :])
+
+# ---------------- predictions (each returns per predictor m, per turn j) -------------------
+def _pred_behaviour(
+    rng: np.random.Generator,
+    gt: _GroundTruth,
+    eta: np.ndarray,
+    rho: np.ndarray,
+    task_offset: np.ndarray,
+    R: Mapping[str, float],
+) -> tuple[list[list[list[dict[str, str]]]], list[list[dict[str, str]]]]:
+    """Binary answers [m][j][task] and the draft judge's binary answers [m][j] (see module doc)."""
+    nt, Q = gt.nt, len(_QIDS)
+    ref = np.stack([gt.ref_om, gt.ref_hp, gt.ref_om, gt.ref_hp], axis=-1)[None]  # (1, nt, Q, 4)
+    p_correct = _logistic(eta[:, :, _BEH][:, :, None, None] + task_offset[None, None, None, :])
     u1, u2 = _consensus_uniforms(rng, rho, (nt, Q, 4))
-    correct = u1 < p_beh
+    correct = u1 < p_correct
     r_na, r_om = R["pred_no_as_na"], R["pred_no_omitted"]
     w_na, w_om = R["pred_wrong_na"], R["pred_wrong_omitted"]
-    et = eff_task[None]
     ans = np.where(u2 < 0.6, _NA, np.where(u2 < 0.8, _YES, _NO))  # unscored references
-    no_variant = np.where(u2 < r_na, _NA, np.where(u2 < r_na + r_om, _OMIT, _NO))
+    correct_no = np.where(u2 < r_na, _NA, np.where(u2 < r_na + r_om, _OMIT, _NO))
     wrong_yes = np.where(u2 < w_na, _NA, np.where(u2 < w_na + w_om, _OMIT, _NO))
-    ans = np.where(et == _YES, np.where(correct, _YES, wrong_yes), ans)
-    ans = np.where(et == _NO, np.where(correct, no_variant, _YES), ans)
-    ans = np.where(answered[None, :, :, None], ans, _OMIT)
+    ans = np.where(ref == _YES, np.where(correct, _YES, wrong_yes), ans)
+    ans = np.where(ref == _NO, np.where(correct, correct_no, _YES), ans)
     ans_list = ans.transpose(0, 1, 3, 2).tolist()  # [m][j][task][q]
-    # draft binary assessment (judge answers about the draft)
-    p_resp = _logistic(eta[:, :, _RESP])  # (P, nt)
-    d_ok = rng.random((P, nt, Q)) < p_resp[:, :, None]
-    d_ans = np.where(
-        (eff_hp == _YES) | (eff_hp == _NO), np.where(d_ok, eff_hp[None], 1 - eff_hp[None]), _NO
-    )
-    d_list = d_ans.tolist()
-    answered_idx = [np.flatnonzero(answered[j]).tolist() for j in range(nt)]
+    p_resp = _logistic(eta[:, :, _RESP])
+    d_ok = rng.random((eta.shape[0], nt, Q)) < p_resp[:, :, None]
+    scored = (gt.ref_hp == _YES) | (gt.ref_hp == _NO)
+    d_list = np.where(scored, np.where(d_ok, gt.ref_hp[None], 1 - gt.ref_hp[None]), _NO).tolist()
+    asked = [np.flatnonzero(gt.answered[j]).tolist() for j in range(nt)]
+    answers = [
+        [
+            [{_QIDS[q]: _BIN_STR[row[q]] for q in asked[j] if row[q] != _OMIT} for row in per_j]
+            for j, per_j in enumerate(per_m)
+        ]
+        for per_m in ans_list
+    ]
+    drafts = [
+        [{_QIDS[q]: _BIN_STR[per_m[j][q]] for q in asked[j]} for j in range(nt)] for per_m in d_list
+    ]
+    return answers, drafts
 
-    # preference
-    flat = [(j, i, win) for j in range(nt) for i, (_q, _a, _b, win) in enumerate(comps[j])]
-    nc = len(flat)
-    sel_list: list[list[int]] = [[] for _ in range(P)]
-    if nc:
-        c_turn = np.array([f[0] for f in flat])
-        c_win = np.array([f[2] for f in flat])
-        p_pref = _logistic(eta[:, c_turn, _PREF])  # (P, nc)
-        v1, v2 = _consensus_uniforms(rng, rho, (nc,))
-        ok = v1 < p_pref
-        wrong = np.where(v2 < R["pred_pairwise_missing"], _NULL, 1 - c_win[None])
-        sel = np.where(ok, c_win[None], wrong)
-        undecided = np.where(v2 < 0.1, _NULL, np.where(v2 < 0.55, 0, 1))
-        sel = np.where(c_win[None] == _NULL, undecided, sel)
-        sel_list = sel.tolist()
 
-    # emotion
-    tag_units = [(j, lab, inten) for j in range(nt) for lab, inten, kn in gt_tags[j] if kn]
-    abst_turns = [j for j in range(nt) if not any(kn for _l, _i, kn in gt_tags[j])]
-    nu, na_ = len(tag_units), len(abst_turns)
+def _pred_preference(
+    rng: np.random.Generator,
+    gt: _GroundTruth,
+    eta: np.ndarray,
+    rho: np.ndarray,
+    R: Mapping[str, float],
+) -> list[list[dict[str, str]]]:
+    """``em_pairwise_selections`` [m][j]."""
+    P = eta.shape[0]
+    flat = [(j, win) for j in range(gt.nt) for (_q, _a, _b, win) in gt.comps[j]]
+    if not flat:
+        return [[{} for _ in range(gt.nt)] for _ in range(P)]
+    c_turn = np.array([f[0] for f in flat])
+    c_win = np.array([f[1] for f in flat])
+    p_correct = _logistic(eta[:, c_turn, _PREF])  # (P, n_comparisons)
+    v1, v2 = _consensus_uniforms(rng, rho, (len(flat),))
+    wrong = np.where(v2 < R["pred_pairwise_missing"], _NULL, 1 - c_win[None])
+    sel = np.where(v1 < p_correct, c_win[None], wrong)
+    undecided = np.where(v2 < 0.1, _NULL, np.where(v2 < 0.55, 0, 1))
+    sel = np.where(c_win[None] == _NULL, undecided, sel).tolist()
+    out = []
+    for m in range(P):
+        per_m, pos = [], 0
+        for j in range(gt.nt):
+            n = len(gt.comps[j])
+            row = sel[m][pos : pos + n]
+            pos += n
+            per_m.append({str(i): "AB"[s] for i, s in enumerate(row) if s != _NULL})
+        out.append(per_m)
+    return out
+
+
+def _pred_emotion(
+    rng: np.random.Generator,
+    gt: _GroundTruth,
+    eta: np.ndarray,
+    rho: np.ndarray,
+    R: Mapping[str, float],
+) -> list[list[list[dict[str, Any]]]]:
+    """``em_emotion_tags`` [m][j] (see module doc for the exact recovery model)."""
+    P, nt = eta.shape[0], gt.nt
+    units = [(j, lab, inten) for j in range(nt) for lab, inten, kn in gt.tags[j] if kn]
+    abstain = [j for j in range(nt) if not any(kn for _l, _i, kn in gt.tags[j])]
     p_emo = _logistic(eta[:, :, _EMO])  # (P, nt)
-    if nu:
-        tu_turn = np.array([tu[0] for tu in tag_units])
-        e1, e2 = _consensus_uniforms(rng, rho, (nu,))
-        rec = e1 < p_emo[:, tu_turn]
-        e_repl = rng.random((P, nu))
-        e_noise = rng.standard_normal((P, nu))
-        rec_l, e2_l, repl_l = rec.tolist(), e2.tolist(), e_repl.tolist()
-        noise_l = e_noise.tolist()
-    if na_:
-        a1, a2 = _consensus_uniforms(rng, rho, (na_,))
-        abst_ok = (a1 < p_emo[:, abst_turns]).tolist()
+    if units:
+        tu_turn = np.array([u[0] for u in units])
+        e1, e2 = _consensus_uniforms(rng, rho, (len(units),))
+        rec = (e1 < p_emo[:, tu_turn]).tolist()
+        replace_u = e2.tolist()
+        repl_pick = rng.random((P, len(units))).tolist()
+        noise = rng.standard_normal((P, len(units))).tolist()
+    if abstain:
+        a1, a2 = _consensus_uniforms(rng, rho, (len(abstain),))
+        abst_ok = (a1 < p_emo[:, abstain]).tolist()
         abst_pick = a2.tolist()
     spur_u, spur_pick, spur_int, unk_u, unk_pick, case_u = rng.random((6, P, nt))
-    spur_l = (spur_u < 0.4 * (1.0 - p_emo)).tolist()
+    spurious = (spur_u < 0.4 * (1.0 - p_emo)).tolist()
     spur_pick_l, spur_int_l = spur_pick.tolist(), spur_int.tolist()
-    unk_l = (unk_u < R["pred_unknown_label"]).tolist()
+    unknown = (unk_u < R["pred_unknown_label"]).tolist()
     unk_pick_l = unk_pick.tolist()
-    case_l = (case_u < R["pred_label_case"]).tolist()
-    int_null_l = (rng.random((P, nt, 6)) < R["pred_intensity_null"]).tolist()
+    lower = (case_u < R["pred_label_case"]).tolist()
+    int_null = (rng.random((P, nt, 6)) < R["pred_intensity_null"]).tolist()
     sd_int = (0.5 + 1.5 * (1.0 - p_emo)).tolist()
 
-    # response: drafts and judge scores
-    draft_refs = [(texts[j][3] if has_alt[j] else texts[j][1]) for j in range(nt)]
-    keep_p = 0.15 + 0.7 * p_resp  # (P, nt)
+    start = np.cumsum([0] + [sum(1 for *_r, kn in gt.tags[j] if kn) for j in range(nt)]).tolist()
+    abst_pos = {j: i for i, j in enumerate(abstain)}
+    out = []
+    for m in range(P):
+        per_m = []
+        for j in range(nt):
+            gt_labels = [lab for lab, _i, _k in gt.tags[j]]
+            chosen: list[tuple[str, int]] = []
+            taken: list[str] = []
+            if j in abst_pos:
+                ai = abst_pos[j]
+                if not abst_ok[m][ai]:
+                    lab = _LABELS[int(abst_pick[m][ai] * 20)]
+                    chosen.append((lab, 1 + int(spur_int_l[m][j] * 7)))
+            else:
+                for ui in range(start[j], start[j + 1]):
+                    _tj, lab, inten = units[ui]
+                    if rec[m][ui]:
+                        centre = 4.0 if inten is None else float(inten)
+                        sd = 1.5 if inten is None else sd_int[m][j]
+                        chosen.append((lab, _clamp_int(centre + sd * noise[m][ui], 1, 7)))
+                    elif replace_u[m][ui] < 0.6:
+                        pool = _POS if _VALENCE[lab] == 0 else _NEG
+                        taken = [c for c, _i in chosen]
+                        cands = [c for c in pool if c not in gt_labels and c not in taken]
+                        if cands:
+                            lab2 = cands[int(repl_pick[m][ui] * len(cands))]
+                            chosen.append((lab2, _clamp_int(4 + 1.5 * noise[m][ui], 1, 7)))
+                if spurious[m][j]:
+                    taken = [c for c, _i in chosen]
+                    cands = [c for c in _LABELS if c not in gt_labels and c not in taken]
+                    if cands:
+                        lab3 = cands[int(spur_pick_l[m][j] * len(cands))]
+                        chosen.append((lab3, 1 + int(spur_int_l[m][j] * 7)))
+            tags = [
+                {
+                    "emotion": lab if lower[m][j] else _TITLE[lab],
+                    "intensity": None if int_null[m][j][min(ti, 5)] else inten,
+                }
+                for ti, (lab, inten) in enumerate(chosen)
+            ]
+            if unknown[m][j]:
+                n_unk = len(text.UNKNOWN_PRED_LABELS)
+                lab = text.UNKNOWN_PRED_LABELS[int(unk_pick_l[m][j] * n_unk)]
+                tags.append({"emotion": lab, "intensity": None})
+            per_m.append(tags)
+        out.append(per_m)
+    return out
+
+
+def _pred_response(
+    rng: np.random.Generator, gt: _GroundTruth, eta: np.ndarray
+) -> tuple[list[list[str]], list[list[list[float]]]]:
+    """Drafted replies [m][j] and the four judge scores [m][j] (see module doc)."""
+    P, nt = eta.shape[0], gt.nt
+    refs = [(gt.texts[j][3] if gt.has_alt[j] else gt.texts[j][1]) for j in range(nt)]
+    keep_p = 0.15 + 0.7 * _logistic(eta[:, :, _RESP])  # (P, nt)
     drafts: list[list[str]] = [[""] * nt for _ in range(P)]
     for j in range(nt):
-        n_tok = len(draft_refs[j].split())
+        n_tok = len(refs[j].split())
         keep = rng.random((P, n_tok)) < keep_p[:, j : j + 1]
         fill = rng.integers(len(text.FILLER_TOKENS), size=(P, n_tok))
         for m in range(P):
-            drafts[m][j] = text.draft_from_reference(draft_refs[j], keep[m], fill[m])
-    judge = np.clip(
-        np.rint(
-            1.0
-            + 6.0 * _logistic(eta[:, :, _RESP][:, :, None] + 0.7 * rng.standard_normal((P, nt, 4)))
-        ),
-        1,
-        7,
-    ).tolist()
+            drafts[m][j] = text.draft_from_reference(refs[j], keep[m], fill[m])
+    noisy = eta[:, :, _RESP][:, :, None] + 0.7 * rng.standard_normal((P, nt, 4))
+    judge = np.clip(np.rint(1.0 + 6.0 * _logistic(noisy)), 1, 7).tolist()
+    return drafts, judge
 
-    # holistic
-    eta_h = base[:, _HOL]
+
+def _pred_holistic(
+    rng: np.random.Generator,
+    gt: _GroundTruth,
+    eta_h: np.ndarray,
+    rho: np.ndarray,
+    survey_offset: np.ndarray,
+    R: Mapping[str, float],
+) -> tuple[np.ndarray, list[dict[str, Any]]]:
+    """Predicted post-PANAS items (P, 20) and ``predicted_conversation_wide`` per predictor."""
+    P = eta_h.shape[0]
     p_h = _logistic(eta_h)
-    p_sv = _logistic(eta_h[:, None] + np.array(cfg.survey_offset)[None, :])  # (P, 3)
+    p_sv = _logistic(eta_h[:, None] + survey_offset[None, :])  # (P, 3): q1, q2, q3
     h1, h2 = _consensus_uniforms(rng, rho, (4,))
     h_extra = rng.random((P, 3))
     panas_noise = _consensus_normals(rng, rho, (20,))
     sd_panas = 0.4 + 1.8 * (1.0 - p_h)
-    pred_post = np.clip(np.rint(post[None, :] + sd_panas[:, None] * panas_noise), 1, 7)
+    pred_post = np.clip(np.rint(gt.post[None, :] + sd_panas[:, None] * panas_noise), 1, 7)
     fb_noise = _consensus_normals(rng, rho, (4,))
     sd_fb = 0.6 + 2.0 * (1.0 - p_h)
-    fb_ref = np.where(fb_rated, fb_true, 5.0)
+    fb_ref = np.where(gt.fb_rated, gt.fb_true, 5.0)
     pred_fb = np.clip(np.rint(fb_ref[None, :] + sd_fb[:, None] * fb_noise), 1, 7)
     fb_missing = rng.random((P, 4)) < R["pred_four_branch_missing"]
+    q2, q3 = gt.q2_idx, gt.q3_idx
+    out = []
+    for m in range(P):
+        q1_pred = _predict_q1(gt.q1_idx, h1[m, 0] < p_sv[m, 0], h2[m, 0], h_extra[m, 0])
+        if h1[m, 1] < p_sv[m, 1]:
+            q2_pred = K.Q2_OPTIONS[q2]
+        elif h2[m, 1] < R["pred_survey_missing"]:
+            q2_pred = ""
+        else:
+            others = [i for i in range(4) if i != q2]
+            q2_pred = K.Q2_OPTIONS[others[int(h_extra[m, 1] * 3)]]
+        if h1[m, 2] < p_sv[m, 2]:
+            q3_pred = K.Q3_OPTIONS[q3]
+        elif h2[m, 2] < R["pred_survey_missing"]:
+            q3_pred = ""
+        else:  # mostly an adjacent option (ordinal error), else any other
+            adjacent = [i for i in (q3 - 1, q3 + 1) if 0 <= i <= 3]
+            others = [i for i in range(4) if i != q3]
+            u = h_extra[m, 2]
+            pool, frac = (adjacent, u / 0.7) if u < 0.7 else (others, (u - 0.7) / 0.3)
+            q3_pred = K.Q3_OPTIONS[pool[min(int(frac * len(pool)), len(pool) - 1)]]
+        if h1[m, 3] < p_h[m]:
+            fu_pred = [text.paraphrase(s) for s in gt.follow_up]
+        else:
+            cands = [s for s in text.FOLLOW_UP_PHRASES if s not in gt.follow_up]
+            fu_pred = [cands[int(h2[m, 3] * len(cands))]]
+        out.append(
+            {
+                "q1_lookingFor": q1_pred,
+                "q2_emotionClarity": q2_pred,
+                "q3_modelFit": q3_pred,
+                "q3_followUp_whatFeltOff": fu_pred,
+                "fourBranchScores": {
+                    branch: int(pred_fb[m, b])
+                    for b, branch in enumerate(K.FOUR_BRANCHES)
+                    if not fb_missing[m, b]
+                },
+            }
+        )
+    return pred_post, out
 
-    # run-level
+
+def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Ground-truth document and the run documents of every predictor for conversation ``k``."""
+    cfg, eff, st, R = ctx.cfg, ctx.eff, ctx.st, ctx.rates
+    rng = np.random.default_rng(np.random.SeedSequence(ctx.seed, spawn_key=(2, k)))
+    cid = st.ids[k]
+    p, t, nt, om = int(st.participant[k]), int(st.topic[k]), int(st.n_turns[k]), int(st.om[k])
+    g = int(eff.diagnosis_index[p])
+    P = len(eff.predictors)
+    topic = eff.topics[t]
+    base = (
+        eff.theta
+        + eff.u[p]
+        + eff.delta[g]
+        + eff.gamma[:, g, :]
+        + eff.v[t]
+        + eff.topic_interaction[:, t, :]
+        + st.w[k]
+    )  # (P, C): conversation-level linear predictor
+    x = _turn_position(nt)
+    eta = base[:, None, :] + eff.beta[:, None, :] * x[None, :, None]  # (P, nt, C)
+    om_quality = float(eff.original_model_quality[om]) + 0.7 * float(rng.standard_normal())
+
+    gt = _ground_truth(rng, nt, topic, float(eff.participant_distress[p]), om_quality, R)
+    conv_doc = _conversation_document(rng, cid, eff, p, om, topic, gt, R)
+
+    binary, draft_binary = _pred_behaviour(
+        rng, gt, eta, eff.rho, np.array(cfg.binary_task_offset), R
+    )
+    selections = _pred_preference(rng, gt, eta, eff.rho, R)
+    emotion_tags = _pred_emotion(rng, gt, eta, eff.rho, R)
+    drafts, judge = _pred_response(rng, gt, eta)
+    pred_post, conv_wide = _pred_holistic(
+        rng, gt, base[:, _HOL], eff.rho, np.array(cfg.survey_offset), R
+    )
     omit = rng.random((P, nt)) < R["run_turn_missing"]
-    omit[omit.all(axis=1), 0] = False
+    omit[omit.all(axis=1), 0] = False  # a run keeps at least one turn
     is_delta = rng.random(P) < cfg.panas_delta_share
     run_secs = rng.integers(0, 3600, size=P)
     run_us = rng.integers(0, 1_000_000, size=P)
     dur_u = rng.random(P)
 
-    # ---------------- run documents ----------------------------------------------------------
-    runs: list[dict[str, Any]] = []
     assignments = [
-        {str(i): {"A": _MASKED[a], "B": _MASKED[b]} for i, (_q, a, b, _w) in enumerate(comps[j])}
+        {str(i): {"A": _MASKED[a], "B": _MASKED[b]} for i, (_q, a, b, _w) in enumerate(gt.comps[j])}
         for j in range(nt)
     ]
-    comp_offset = np.cumsum([0] + [len(c) for c in comps])
-    tag_offset = np.cumsum([0] + [sum(1 for *_x, kn in gt_tags[j] if kn) for j in range(nt)])
-    abst_pos = {j: i for i, j in enumerate(abst_turns)}
-    sv = p_sv
+    pre_shown = _parsed_panas(gt.pre)
+    runs: list[dict[str, Any]] = []
     for m in range(P):
         turn_results = []
         for j in range(nt):
             if omit[m, j]:
                 ctx.missing_run_turns.append([eff.predictors[m], cid, j + 1])
                 continue
-            # emotion tags
-            pred_tags: list[dict[str, Any]] = []
-            gt_set = [lab for lab, _i, _k in gt_tags[j]]
-            chosen: list[str] = []
-            if j in abst_pos:
-                ai = abst_pos[j]
-                if not abst_ok[m][ai]:
-                    lab = _LABELS[int(abst_pick[m][ai] * 20)]
-                    chosen.append(lab)
-                    pred_tags.append([lab, 1 + int(spur_int_l[m][j] * 7)])
-            else:
-                for ui in range(int(tag_offset[j]), int(tag_offset[j + 1])):
-                    _tj, lab, inten = tag_units[ui]
-                    if rec_l[m][ui]:
-                        if inten is None:
-                            pi_ = int(np.clip(round(4 + 1.5 * noise_l[m][ui]), 1, 7))
-                        else:
-                            pi_ = int(np.clip(round(inten + sd_int[m][j] * noise_l[m][ui]), 1, 7))
-                        chosen.append(lab)
-                        pred_tags.append([lab, pi_])
-                    elif e2_l[m][ui] < 0.6:
-                        pool = _POS if _VALENCE[lab] == 0 else _NEG
-                        cands = [c for c in pool if c not in gt_set and c not in chosen]
-                        if cands:
-                            lab2 = cands[int(repl_l[m][ui] * len(cands))]
-                            chosen.append(lab2)
-                            pred_tags.append(
-                                [lab2, int(np.clip(round(4 + 1.5 * noise_l[m][ui]), 1, 7))]
-                            )
-                if spur_l[m][j]:
-                    cands = [c for c in _LABELS if c not in gt_set and c not in chosen]
-                    if cands:
-                        lab3 = cands[int(spur_pick_l[m][j] * len(cands))]
-                        chosen.append(lab3)
-                        pred_tags.append([lab3, 1 + int(spur_int_l[m][j] * 7)])
-            em_tags = []
-            for ti, (lab, inten) in enumerate(pred_tags):
-                written_lab = lab if case_l[m][j] else _TITLE[lab]
-                null_int = int_null_l[m][j][min(ti, 5)]
-                em_tags.append({"emotion": written_lab, "intensity": None if null_int else inten})
-            if unk_l[m][j]:
-                lab = text.UNKNOWN_PRED_LABELS[
-                    int(unk_pick_l[m][j] * len(text.UNKNOWN_PRED_LABELS))
-                ]
-                em_tags.append({"emotion": lab, "intensity": None})
-            # binary
-            idx = answered_idx[j]
-            bin_dicts = []
-            for task in range(4):
-                row = ans_list[m][j][task]
-                bin_dicts.append({_QIDS[q]: _BIN_STR[row[q]] for q in idx if row[q] != _OMIT})
-            drow = d_list[m][j]
-            draft_bin = {_QIDS[q]: _BIN_STR[drow[q]] for q in idx}
-            # pairwise
-            sels = {}
-            for i in range(len(comps[j])):
-                s = sel_list[m][int(comp_offset[j]) + i] if nc else _NULL
-                if s != _NULL:
-                    sels[str(i)] = "AB"[s]
             js = judge[m][j]
-            judge_scores = {
-                "overall_score": js[0],
-                "emotional_appropriateness": js[1],
-                "helpfulness": js[2],
-                "tone_match": js[3],
-            }
+            judge_scores = dict(zip(_JUDGE_KEYS, js))
             turn_results.append(
                 {
                     "turnNumber": j + 1,
-                    "em_emotion_tags": em_tags,
+                    "em_emotion_tags": emotion_tags[m][j],
                     "em_drafted_response": drafts[m][j],
                     "response_reasoning": None,
                     "emotion_reasoning": None,
                     "pairwise_assignment": assignments[j],
-                    _TASK_FIELDS[0]: bin_dicts[0],
-                    _TASK_FIELDS[1]: bin_dicts[1],
-                    _TASK_FIELDS[2]: bin_dicts[2],
-                    _TASK_FIELDS[3]: bin_dicts[3],
-                    "em_pairwise_selections": sels,
+                    **dict(zip(_TASK_FIELDS, binary[m][j])),
+                    "em_pairwise_selections": selections[m][j],
                     "em_four_branch_scores": {},
                     "em_draft_judge_scores": judge_scores,
                     "em_draft_judge_scores_by_model": {JUDGE_NAME: dict(judge_scores)},
-                    "em_draft_binary_assessment": draft_bin,
-                    "em_draft_binary_assessment_by_model": {JUDGE_NAME: dict(draft_bin)},
+                    "em_draft_binary_assessment": draft_binary[m][j],
+                    "em_draft_binary_assessment_by_model": {JUDGE_NAME: dict(draft_binary[m][j])},
                 }
             )
-        # post conversation
-        q1_pred = _predict_q1(q1_idx, h1[m, 0] < sv[m, 0], h2[m, 0], h_extra[m, 0])
-        if h1[m, 1] < sv[m, 1]:
-            q2_pred = K.Q2_OPTIONS[q2_idx]
-        elif h2[m, 1] < R["pred_survey_missing"]:
-            q2_pred = ""
-        else:
-            others = [i for i in range(4) if i != q2_idx]
-            q2_pred = K.Q2_OPTIONS[others[int(h_extra[m, 1] * 3)]]
-        if h1[m, 2] < sv[m, 2]:
-            q3_pred = K.Q3_OPTIONS[q3_idx]
-        elif h2[m, 2] < R["pred_survey_missing"]:
-            q3_pred = ""
-        else:
-            adjacent = [i for i in (q3_idx - 1, q3_idx + 1) if 0 <= i <= 3]
-            others = [i for i in range(4) if i != q3_idx]
-            pool_ = adjacent if h_extra[m, 2] < 0.7 else others
-            frac = (h_extra[m, 2] / 0.7) if h_extra[m, 2] < 0.7 else (h_extra[m, 2] - 0.7) / 0.3
-            q3_pred = K.Q3_OPTIONS[pool_[min(int(frac * len(pool_)), len(pool_) - 1)]]
-        if h1[m, 3] < p_h[m]:
-            fu_pred = [text.paraphrase(s) for s in follow_up]
-        else:
-            cands = [s for s in text.FOLLOW_UP_PHRASES if s not in follow_up]
-            fu_pred = [cands[int(h2[m, 3] * len(cands))]]
-        fb_pred = {
-            branch: int(pred_fb[m, b])
-            for b, branch in enumerate(K.FOUR_BRANCHES)
-            if not fb_missing[m, b]
-        }
-        post_items = pred_post[m]
-        predicted_post = _parsed_panas(post_items)
-        strategy = "delta" if is_delta[m] else "absolute"
-        if is_delta[m]:
+        predicted_post = _parsed_panas(pred_post[m])
+        delta_doc: dict[str, int] = {}
+        if is_delta[m]:  # spec 1.6: absolute prediction = pre + change (consistent here)
             ctx.delta_runs.append([eff.predictors[m], cid])
-            pre_tot = _parsed_panas(pre)
-            delta_doc = {
-                "totalPositiveAffect_change": predicted_post["totalPositiveAffect"]
-                - pre_tot["totalPositiveAffect"],
-                "totalNegativeAffect_change": predicted_post["totalNegativeAffect"]
-                - pre_tot["totalNegativeAffect"],
-            }
-        else:
-            delta_doc = {}
+            for key in ("totalPositiveAffect", "totalNegativeAffect"):
+                delta_doc[f"{key}_change"] = predicted_post[key] - pre_shown[key]
         human = eff.kinds[m] == "human"
         start = datetime(2026, 3, 2, 9, 0, 0) + timedelta(
             days=m, seconds=95 * k + int(run_secs[m]), microseconds=int(run_us[m])
         )
         per_turn = (45.0 if human else 6.0) * (0.7 + 0.6 * float(dur_u[m]))
+        cost = None if human else round(0.0021 * nt * (0.8 + 0.4 * float(dur_u[m])), 4)
         runs.append(
             {
                 "conversationId": cid,
@@ -1491,21 +1673,13 @@ def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[
                 "mode": "default",
                 "turns": turn_results,
                 "post_conversation": {
-                    "panas_strategy": strategy,
-                    "pre_panas_shown": _parsed_panas(pre),
+                    "panas_strategy": "delta" if is_delta[m] else "absolute",
+                    "pre_panas_shown": pre_shown,
                     "predicted_post_panas": predicted_post,
                     "predicted_panas_delta": delta_doc,
-                    "predicted_conversation_wide": {
-                        "q1_lookingFor": q1_pred,
-                        "q2_emotionClarity": q2_pred,
-                        "q3_modelFit": q3_pred,
-                        "q3_followUp_whatFeltOff": fu_pred,
-                        "fourBranchScores": fb_pred,
-                    },
+                    "predicted_conversation_wide": conv_wide[m],
                 },
-                "api_cost": None
-                if human
-                else round(0.0021 * nt * (0.8 + 0.4 * float(dur_u[m])), 4),
+                "api_cost": cost,
                 "duration_seconds": round(per_turn * nt, 1),
             }
         )
