@@ -17,9 +17,14 @@ import pandas as pd
 from attunestats.metrics.conventions import ScoringOptions
 
 
-def _codes(values: pd.Series, categories: pd.Index) -> np.ndarray:
-    """Position of each value in ``categories`` (-1 if absent), as int64."""
-    return np.asarray(categories.get_indexer(values.to_numpy(dtype=object)), dtype=np.int64)
+def codes(values: pd.Series, categories: pd.Index) -> np.ndarray:
+    """Position of each value in ``categories`` (-1 if absent or missing), as int64.
+
+    Factorises first, so a long column of few distinct strings costs one hash pass.
+    """
+    codes, uniques = pd.factorize(values)
+    mapping = categories.get_indexer(np.asarray(uniques, dtype=object))
+    return np.append(mapping, -1).astype(np.int64)[codes]
 
 
 def _shown(df: pd.DataFrame, mask: np.ndarray, cols: list[str], n: int = 5) -> str:
@@ -75,7 +80,7 @@ class ScoringIndex:
         return np.where(ok, t, 0), ok
 
     def conv_codes(self, df: pd.DataFrame) -> np.ndarray:
-        return _codes(df["conversation_id"], self.conv_ids)
+        return codes(df["conversation_id"], self.conv_ids)
 
     def gt_turn_codes(self, df: pd.DataFrame) -> np.ndarray:
         """g of each row (conversation_id, turn); -1 if not a ground-truth turn."""
@@ -86,8 +91,8 @@ class ScoringIndex:
 
     def run_codes(self, df: pd.DataFrame) -> np.ndarray:
         """r of each row (predictor, mode, conversation_id); -1 if not a run."""
-        p = _codes(df["predictor"], self.predictors)
-        m = _codes(df["mode"], self.modes)
+        p = codes(df["predictor"], self.predictors)
+        m = codes(df["mode"], self.modes)
         c = self.conv_codes(df)
         ok = (p >= 0) & (m >= 0) & (c >= 0)
         key = (p * len(self.modes) + m) * len(self.conv_ids) + c
@@ -134,7 +139,7 @@ def build_index(release: object, options: ScoringOptions) -> ScoringIndex:
     turn_span = int(all_turns.max()) - turn_min + 1 if len(all_turns) else 1
 
     # ground-truth turns
-    gc = _codes(gt_turns["conversation_id"], conv_ids)
+    gc = codes(gt_turns["conversation_id"], conv_ids)
     if (gc < 0).any():
         bad = gc < 0
         raise ValueError(
@@ -150,7 +155,7 @@ def build_index(release: object, options: ScoringOptions) -> ScoringIndex:
     gt_turn = gt_turns["turn"].to_numpy(np.int64)[order]
 
     # runs
-    rc = _codes(runs["conversation_id"], conv_ids)
+    rc = codes(runs["conversation_id"], conv_ids)
     if (rc < 0).any():
         raise ValueError(
             "release.runs has run files for conversations the ground truth lacks (spec 4): "
@@ -158,8 +163,8 @@ def build_index(release: object, options: ScoringOptions) -> ScoringIndex:
         )
     predictors = pd.Index(sorted(runs["predictor"].astype(object).unique()), dtype=object)
     modes = pd.Index(sorted(runs["mode"].astype(object).unique()), dtype=object)
-    rp = _codes(runs["predictor"], predictors)
-    rm = _codes(runs["mode"], modes)
+    rp = codes(runs["predictor"], predictors)
+    rm = codes(runs["mode"], modes)
     rkey = (rp * len(modes) + rm) * len(conv_ids) + rc
     # sort runs by predictor, mode, then conversation order of release.conversations
     order = np.argsort(rkey, kind="stable")

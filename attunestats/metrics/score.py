@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from attunestats.constants import SIMULATED_LABEL
 from attunestats.metrics._index import ScoringIndex, build_index
@@ -129,8 +130,20 @@ class Scores:
 # ------------------------------------------------------------------------------------------------
 
 
-def _str_col(values: np.ndarray) -> pd.arrays.ArrowStringArray | Any:
-    return pd.array(values, dtype="str")
+def _str_col(values: Any) -> Any:
+    return pd.array(np.asarray(values, dtype=object), dtype="str")
+
+
+def _str_take(column: pd.Series, rows: np.ndarray) -> Any:
+    """``column[rows]`` as a ``str`` array, via factorised codes (fast for repeated strings)."""
+    codes, uniques = pd.factorize(column)
+    return _codes_to_str(np.asarray(uniques, dtype=object), codes[rows])
+
+
+def _codes_to_str(uniques: np.ndarray, codes: np.ndarray) -> Any:
+    dictionary = pa.array(list(uniques) + [None], type=pa.large_string())
+    taken = dictionary.take(pa.array(np.where(codes < 0, len(uniques), codes)))
+    return pd.array(taken, dtype="str")
 
 
 def _long(keys: pd.DataFrame, metrics: list[str], values: dict, emitted: dict) -> pd.DataFrame:
@@ -148,9 +161,11 @@ def _long(keys: pd.DataFrame, metrics: list[str], values: dict, emitted: dict) -
     metric_idx = np.tile(np.arange(m), n)[flat]
     out = {}
     for col in keys.columns:
-        arr = keys[col].to_numpy()
-        out[col] = _str_col(arr[rows]) if col != "turn" else arr[rows].astype(np.int64)
-    out["metric"] = _str_col(np.asarray(metrics, dtype=object)[metric_idx])
+        if col == "turn":
+            out[col] = keys[col].to_numpy(np.int64)[rows]
+        else:
+            out[col] = _str_take(keys[col], rows)
+    out["metric"] = _codes_to_str(np.asarray(metrics, dtype=object), metric_idx)
     out["value"] = mat.ravel()[flat]
     return pd.DataFrame(out)
 
@@ -162,9 +177,11 @@ def _counts_table(keys: pd.DataFrame, counts: dict[str, np.ndarray]) -> pd.DataF
     rows = np.repeat(np.arange(n), len(tasks))
     out = {}
     for col in keys.columns:
-        arr = keys[col].to_numpy()
-        out[col] = _str_col(arr[rows]) if col != "turn" else arr[rows].astype(np.int64)
-    out["task"] = _str_col(np.asarray(tasks * n, dtype=object))
+        if col == "turn":
+            out[col] = keys[col].to_numpy(np.int64)[rows]
+        else:
+            out[col] = _str_take(keys[col], rows)
+    out["task"] = _codes_to_str(np.asarray(tasks, dtype=object), np.tile(np.arange(len(tasks)), n))
     for j, c in enumerate(_COUNT_COLS):
         out[c] = stacked[:, j].astype(np.int64)
     return pd.DataFrame(out)
@@ -338,9 +355,9 @@ def score(release: Any, *, options: ScoringOptions | None = None) -> Scores:
     k = comp["k"]
     comparisons = pd.DataFrame(
         {
-            "predictor": _str_col(turn_keys["predictor"].to_numpy()[k]),
-            "mode": _str_col(turn_keys["mode"].to_numpy()[k]),
-            "conversation_id": _str_col(turn_keys["conversation_id"].to_numpy()[k]),
+            "predictor": _str_take(turn_keys["predictor"], k),
+            "mode": _str_take(turn_keys["mode"], k),
+            "conversation_id": _str_take(turn_keys["conversation_id"], k),
             "turn": turn_keys["turn"].to_numpy(np.int64)[k],
             "comparison": comp["comparison"].astype(np.int64),
             "question_id": _str_col(comp["question_id"]),

@@ -26,7 +26,7 @@ from attunestats.constants import (
     VA_INTENSITY_ALPHA,
     VALENCE_AROUSAL,
 )
-from attunestats.metrics._index import ScoringIndex, expand
+from attunestats.metrics._index import ScoringIndex, codes, expand
 from attunestats.metrics.registry import BINARY_TASKS
 
 _N_KNOWN = len(EMOTION_LABELS)
@@ -323,15 +323,17 @@ def binary_metrics(ix: ScoringIndex, res: TurnResults) -> None:
 
     pb = t["pred_binary"]
     pk = ix.turn_codes(pb)
-    pq = questions.get_indexer(pb["question_id"].astype(object).to_numpy())
+    pq = codes(pb["question_id"], questions)
     ok = (pk >= 0) & (pq >= 0)
-    ptask = pb["task"].to_numpy(dtype=object)
-    pval = pb["value"].to_numpy(dtype=object)
+    tasks = pd.Index([*BINARY_TASKS, "draft"], dtype=object)
+    ptask = codes(pb["task"], tasks)
+    values = pd.Index(["yes", "no"], dtype=object)
+    pval = codes(pb["value"], values)
     pcell = pk * nq + pq
     size = n_turns * nq
 
     def answers(task: str, value: str) -> np.ndarray:
-        sel = ok & (ptask == task) & (pval == value)
+        sel = ok & (ptask == tasks.get_loc(task)) & (pval == values.get_loc(value))
         if size <= 50_000_000:
             mask = np.zeros(size, bool)
             mask[pcell[sel]] = True
@@ -365,7 +367,7 @@ def binary_metrics(ix: ScoringIndex, res: TurnResults) -> None:
         ] = np.where(n_judg == 0, empty_value, acc)
 
     # draft binary alignment: the judge's yes/no about the draft vs the HP's preference
-    draft_rows = (pk >= 0) & (ptask == "draft")
+    draft_rows = (pk >= 0) & (ptask == tasks.get_loc("draft"))
     has_draft_answers = np.bincount(pk[draft_rows], minlength=n_turns) > 0
     gv = gt_values["human"][row]
     yes, no = gv == "yes", gv == "no"
@@ -546,7 +548,8 @@ def draft_metrics(ix: ScoringIndex, res: TurnResults) -> None:
     doc, tok = _token_sets(texts)
     codes, _ = pd.factorize(tok)
     n_tok = max(int(codes.max(initial=-1)) + 1, 1)
-    key = np.unique(doc * n_tok + codes)
+    key = np.sort(doc * n_tok + codes)
+    key = key[np.concatenate([[True], np.diff(key) != 0])] if len(key) else key
     doc_u, tok_u = key // n_tok, key % n_tok
     n_docs = len(texts)
     size = np.bincount(doc_u, minlength=n_docs)
