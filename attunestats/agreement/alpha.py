@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from attunestats.agreement._input import (
     DEFAULT_COLUMNS,
@@ -119,8 +120,8 @@ class AlphaResult:
         interval and the standard error, with a warning.
     value_domain : ndarray
         The ordered values (rows/columns of ``coincidences``).
-    coincidences : ndarray
-        The observed coincidence matrix ``o``.
+    coincidences : scipy.sparse.csr_array
+        The observed coincidence matrix ``o`` (sparse; ``.toarray()`` for a dense array).
     bootstrap_distribution : ndarray
         Alpha in each resample, in resample order.
     """
@@ -141,7 +142,7 @@ class AlphaResult:
     expected_disagreement: float
     n_degenerate_resamples: int = 0
     value_domain: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
-    coincidences: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 0)))
+    coincidences: sparse.csr_array | None = field(repr=False, default=None)
     bootstrap_distribution: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0))
 
     def probability_below(self, alpha_min: float) -> float:
@@ -175,43 +176,61 @@ class AlphaResult:
 
 
 # ---------------------------------------------------------------------------------------------
-# distance matrices
+# metrics
 
 
-def _ordinal_delta(n_c: np.ndarray) -> np.ndarray:
-    """Krippendorff's ordinal metric from marginals ``n_c`` (last axis): squared mid-rank gaps."""
-    r = np.cumsum(n_c, axis=-1) - n_c / 2.0
-    return (r[..., :, None] - r[..., None, :]) ** 2
+@dataclass(frozen=True)
+class _Metric:
+    """The metric ``delta2`` in the form the kernels use.
+
+    ``kind`` is "nominal", "interval" (``x`` = centred values), "ordinal" (mid-ranks from the
+    marginals) or "matrix" (a V x V matrix: ratio and user distances). Only "matrix" stores a
+    V x V array, so nominal, interval and ordinal data with thousands of distinct values stay
+    cheap.
+    """
+
+    kind: str
+    name: str
+    x: np.ndarray | None = None
+    delta: np.ndarray | None = None
+
+    def cell_delta(self, c: np.ndarray, k: np.ndarray, n_c: np.ndarray) -> np.ndarray:
+        """``delta2`` of the cells ``(c, k)``; the ordinal metric uses marginals ``n_c``."""
+        if self.kind == "nominal":
+            return (c != k).astype(np.float64)
+        if self.kind == "interval":
+            return (self.x[c] - self.x[k]) ** 2
+        if self.kind == "ordinal":
+            r = np.cumsum(n_c) - n_c / 2.0
+            return (r[c] - r[k]) ** 2
+        return self.delta[c, k]
 
 
-def _distance_matrix(
-    level: str | None, distance: Any, ratings: _Ratings
-) -> tuple[np.ndarray | None, str]:
-    """The (V x V) delta2 matrix, or None for the ordinal metric (it depends on marginals)."""
+def _metric(level: str | None, distance: Any, ratings: _Ratings) -> _Metric:
     domain = ratings.domain
     v = ratings.n_values
     if distance is None:
         lvl = "nominal" if level is None else _check_choice(level, "level", LEVELS)
         if lvl == "nominal":
-            return 1.0 - np.eye(v), lvl
+            return _Metric("nominal", lvl)
         if not ratings.numeric and lvl != "ordinal":
             raise ValueError(
                 f"level={lvl!r} needs numeric values; data holds non-numeric values such as "
                 f"{domain[0]!r}"
             )
         if lvl == "ordinal":
-            return None, lvl
+            return _Metric("ordinal", lvl)
         x = domain.astype(np.float64)
         if lvl == "interval":
-            return (x[:, None] - x[None, :]) ** 2, lvl
+            return _Metric("interval", lvl, x=x)
         if (x < 0).any():
             raise ValueError(
                 f"level='ratio' needs non-negative values; data holds {x[x < 0][:3].tolist()}"
             )
-        s = x[:, None] + x[None, :]
+        tot = x[:, None] + x[None, :]
         diff = x[:, None] - x[None, :]
-        out = np.divide(diff, s, out=np.zeros_like(s), where=s != 0) ** 2
-        return out, lvl
+        mat = np.divide(diff, tot, out=np.zeros_like(tot), where=tot != 0) ** 2
+        return _Metric("matrix", lvl, delta=mat)
     if level is not None:
         raise ValueError(
             f"give either level or distance, not both (level={level!r}, distance={distance!r})"
@@ -233,17 +252,16 @@ def _distance_matrix(
                 f"got shape {mat.shape}"
             )
         _check_delta(mat)
-        return mat, "custom"
+        return _Metric("matrix", "custom", delta=mat)
     mat = np.zeros((v, v))
     values = domain.tolist()
     for i in range(v):
         for j in range(i, v):
-            d = float(func(values[i], values[j]))
-            mat[i, j] = d
+            mat[i, j] = float(func(values[i], values[j]))
             if j != i:
                 mat[j, i] = float(func(values[j], values[i]))
     _check_delta(mat)
-    return mat, name
+    return _Metric("matrix", name, delta=mat)
 
 
 def _check_delta(mat: np.ndarray) -> None:
@@ -261,97 +279,198 @@ def _check_delta(mat: np.ndarray) -> None:
 # kernels
 
 
-@dataclass(frozen=True)
-class _Prepared:
-    """Per-unit pieces of the pairable units, computed once."""
-
-    counts: np.ndarray  # (U, V) value counts
-    inv_m1: np.ndarray  # (U,) 1 / (m_u - 1)
-    delta: np.ndarray | None  # (V, V) or None (ordinal)
-    d_unit: np.ndarray | None  # (U,) sum_ck O_u delta2 (fixed metrics only)
+#: Up to this many values, pattern counts are multiplied as dense arrays, beyond as sparse ones.
+_DENSE_MAX_VALUES = 64
 
 
-def _prepare(counts: np.ndarray, delta: np.ndarray | None) -> _Prepared:
-    m = counts.sum(axis=1)
-    inv_m1 = 1.0 / (m - 1.0)
-    d_unit = None
-    if delta is not None:
-        # diag(delta) is 0 for every metric, so sum_ck O_u delta = n_u' delta n_u / (m_u - 1)
-        d_unit = np.einsum("uc,ck,uk->u", counts, delta, counts) * inv_m1
-    return _Prepared(counts=counts, inv_m1=inv_m1, delta=delta, d_unit=d_unit)
+def _dot(w: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """``w @ f`` without BLAS (einsum's own loops): BLAS threads slow to a crawl when other
+    processes load the cores, and these products are small."""
+    return np.einsum("bp,pk->bk", w, f)
 
 
-def _alpha_from_weights(prep: _Prepared, w: np.ndarray) -> np.ndarray:
-    """Alpha for each row of unit multiplicities ``w`` (B x U); NaN where D_e = 0."""
-    n_b = w @ prep.counts  # (B, V) marginals
-    tot = n_b.sum(axis=1)
-    if prep.delta is not None:
-        do_num = w @ prep.d_unit
-        quad = np.einsum("bc,ck,bk->b", n_b, prep.delta, n_b)
-    else:
-        r = np.cumsum(n_b, axis=1) - n_b / 2.0  # mid-ranks per resample
-        r2 = r * r
-        a = (n_b * r2).sum(axis=1)  # sum_c n_c r_c^2
-        s = prep.counts @ r.T  # (U, B): n_u . r_b
-        s2 = prep.counts @ r2.T  # (U, B): sum_c n_uc r_bc^2
-        b_term = np.einsum("bu,ub->b", w * prep.inv_m1, s * s - s2)
-        do_num = 2.0 * a - 2.0 * b_term
-        nr = (n_b * r).sum(axis=1)
-        quad = 2.0 * tot * a - 2.0 * nr * nr
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = 1.0 - (tot - 1.0) * do_num / quad
-    out[~(quad > 0)] = np.nan
-    return out
+class _UnitTerms:
+    """What alpha needs from the pairable units, computed once and shared by all resamples.
 
+    Units with the same value counts contribute identically, so the units are collapsed to
+    their P distinct count *patterns* (sorted, so the order of the units does not matter) with
+    multiplicities ``freq``. A resample is a row ``w`` of pattern multiplicities (the original
+    data is ``w = freq``) and, for a block of rows W (B x P)::
 
-def _resample_unit_indices(
-    rng: np.random.Generator, n_units: int, n_resamples: int, block: int = _BLOCK
-) -> Iterator[np.ndarray]:
-    """Blocks of bootstrap unit indices (rows = resamples), drawn in a fixed order.
+        sum o delta2 = W @ d,   n_c = W @ N,   n = W @ m
 
-    The unit bootstrap and the benchmark's reference loop both use this generator, so a seed
-    gives the same resamples to both.
+    with ``d_p = sum_ck O_p[c, k] delta2_ck`` and the pattern counts ``N``. ``D_e`` follows
+    from the resampled marginals: ``n^2 - sum n_c^2`` (nominal), ``2 (n sum n_c x_c^2 -
+    (sum n_c x_c)^2)`` (interval, from two more per-pattern moments), ``n' delta n`` (matrix
+    metrics). The ordinal metric is the interval metric on mid-ranks recomputed from each
+    resample's ``n_c``, with ``d_p = 2 sum_c N_pc r_c^2 - 2 ((N_p . r)^2 - sum_c N_pc r_c^2) /
+    (m_p - 1)``. Only matrix metrics touch V x V arrays.
     """
+
+    def __init__(self, counts: np.ndarray, metric: _Metric) -> None:
+        self.metric = metric
+        self.n_units = counts.shape[0]
+        patterns, freq = np.unique(counts, axis=0, return_counts=True)
+        self.patterns = patterns  # (P, V)
+        self.freq = freq.astype(np.float64)
+        self.n_patterns, self.n_values = patterns.shape
+        self.dense = self.n_values <= _DENSE_MAX_VALUES
+        self.sparse = sparse.csr_array(patterns)
+        self.m = patterns.sum(axis=1)
+        self.inv_m1 = 1.0 / (self.m - 1.0)
+        cols = [self.m]
+        if metric.kind == "nominal":
+            sq = (patterns * patterns).sum(axis=1)
+            cols.append((self.m**2 - sq) * self.inv_m1)
+        elif metric.kind == "interval":
+            n_c = self.freq @ patterns
+            centre = float(n_c @ metric.x / n_c.sum())
+            xc = metric.x - centre  # alpha is shift invariant; centring avoids cancellation
+            s1 = self.sparse @ xc
+            s2 = self.sparse @ (xc * xc)
+            cols += [2.0 * (self.m * s2 - s1**2) * self.inv_m1, s1, s2]
+        elif metric.kind == "matrix":
+            nd = self.sparse @ metric.delta  # (P, V)
+            cols.append((nd * patterns).sum(axis=1) * self.inv_m1)  # diag(delta) = 0
+        #: per-pattern columns: m, then d_p (and the moments s1, s2 for interval)
+        self.columns = np.column_stack(cols)
+
+    def marginals(self, w: np.ndarray) -> np.ndarray:
+        """``w @ N`` (B x V)."""
+        if self.dense:
+            return _dot(w, self.patterns)
+        return (self.sparse.T @ w.T).T
+
+    def _pattern_dot(self, r: np.ndarray) -> np.ndarray:
+        """``N @ r.T`` (P x B)."""
+        if self.dense:
+            return np.einsum("pv,bv->pb", self.patterns, r)
+        return self.sparse @ r.T
+
+    def alpha(self, w: np.ndarray) -> np.ndarray:
+        """Alpha for each row of pattern multiplicities ``w`` (B x P); NaN where D_e = 0."""
+        kind = self.metric.kind
+        sums = _dot(w, self.columns)
+        tot = sums[:, 0]
+        if kind == "interval":
+            do_num, s1, s2 = sums[:, 1], sums[:, 2], sums[:, 3]
+            quad = 2.0 * (tot * s2 - s1 * s1)
+        elif kind == "nominal":
+            do_num = sums[:, 1]
+            n_b = self.marginals(w)
+            quad = tot * tot - (n_b * n_b).sum(axis=1)
+        elif kind == "matrix":
+            do_num = sums[:, 1]
+            n_b = self.marginals(w)
+            quad = np.einsum("bc,ck,bk->b", n_b, self.metric.delta, n_b)
+        else:  # ordinal: the interval metric on each resample's own mid-ranks
+            n_b = self.marginals(w)
+            r = np.cumsum(n_b, axis=1) - n_b / 2.0
+            r2 = r * r
+            a = (n_b * r2).sum(axis=1)
+            s = self._pattern_dot(r)  # (P, B): N_p . r_b
+            s2 = self._pattern_dot(r2)  # (P, B): sum_c N_pc r_bc^2
+            per_pattern = (s * s - s2) * self.inv_m1[:, None]
+            b_term = np.einsum("bp,pb->b", w, per_pattern)
+            do_num = 2.0 * a - 2.0 * b_term
+            nr = (n_b * r).sum(axis=1)
+            quad = 2.0 * tot * a - 2.0 * nr * nr
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = 1.0 - (tot - 1.0) * do_num / quad
+        out[~(quad > 1e-12 * tot * tot)] = np.nan
+        return out
+
+    def disagreements(self) -> tuple[float, float]:
+        """``(D_o, D_e)`` of the data, from the coincidence matrix (not the resampling kernel)."""
+        o = self.coincidences()
+        c, k = o.coords
+        n_c = self.freq @ self.patterns
+        n = float(n_c.sum())
+        d_o = float((o.data * self.metric.cell_delta(c, k, n_c)).sum() / n)
+        kind = self.metric.kind
+        if kind == "nominal":
+            quad = n * n - float(n_c @ n_c)
+        elif kind == "matrix":
+            quad = float(n_c @ self.metric.delta @ n_c)
+        else:
+            x = self.metric.x if kind == "interval" else np.cumsum(n_c) - n_c / 2.0
+            x = x - float(n_c @ x) / n
+            quad = 2.0 * n * float(n_c @ (x * x)) - 2.0 * float(n_c @ x) ** 2
+        return d_o, quad / (n * (n - 1.0))
+
+    def coincidences(self) -> sparse.coo_array:
+        """The observed coincidence matrix ``o`` (sparse, V x V)."""
+        c = self.sparse
+        weight = self.freq * self.inv_m1
+        o = (c.T @ sparse.diags_array(weight) @ c).tocsr()
+        o = o - sparse.diags_array(c.T @ weight)
+        o = sparse.coo_array(o)
+        o.eliminate_zeros()
+        o.sum_duplicates()
+        return o
+
+
+def _resample_pattern_counts(
+    rng: np.random.Generator, freq: np.ndarray, n_resamples: int, block: int = _BLOCK
+) -> Iterator[np.ndarray]:
+    """Blocks (rows = resamples) of bootstrap multiplicities of the unit patterns.
+
+    Drawing ``U`` units uniformly with replacement makes the pattern multiplicities
+    Multinomial(U, freq / U), drawn directly when there are fewer patterns than half the units
+    (cost O(B P)); otherwise unit indices are drawn and counted per pattern (cost O(B U)). Both
+    give exactly the bootstrap over units. The benchmark's reference loop expands these blocks
+    back to units, so a seed gives the same resamples to both.
+    """
+    n_units = int(freq.sum())
+    n_patterns = freq.size
+    p = freq / n_units
+    unit_pattern = np.repeat(np.arange(n_patterns), freq.astype(np.int64))
     done = 0
     while done < n_resamples:
         size = min(block, n_resamples - done)
-        yield rng.integers(0, n_units, size=(size, n_units))
+        if 2 * n_patterns <= n_units:
+            w = rng.multinomial(n_units, p, size=size)
+        else:
+            idx = unit_pattern[rng.integers(0, n_units, size=(size, n_units))]
+            flat = (idx + (np.arange(size) * n_patterns)[:, None]).ravel()
+            w = np.bincount(flat, minlength=size * n_patterns).reshape(size, n_patterns)
+        yield w.astype(np.float64)
         done += size
 
 
-def _indices_to_weights(idx: np.ndarray, n_units: int) -> np.ndarray:
-    b = idx.shape[0]
-    flat = (idx + (np.arange(b) * n_units)[:, None]).ravel()
-    return np.bincount(flat, minlength=b * n_units).reshape(b, n_units).astype(np.float64)
-
-
-def _bootstrap_units(prep: _Prepared, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    n_units = prep.counts.shape[0]
+def _bootstrap_units(terms: _UnitTerms, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     out = np.empty(n_resamples)
     pos = 0
-    for idx in _resample_unit_indices(rng, n_units, n_resamples):
-        w = _indices_to_weights(idx, n_units)
-        out[pos : pos + len(w)] = _alpha_from_weights(prep, w)
-        pos += len(w)
+    for w in _resample_pattern_counts(rng, terms.freq, n_resamples):
+        out[pos : pos + w.shape[0]] = terms.alpha(w)
+        pos += w.shape[0]
     return out
 
 
 def _bootstrap_hayes_krippendorff(
-    o: np.ndarray, delta: np.ndarray, d_e: float, n_draws: int, n_resamples: int, rng: Any
+    o: sparse.coo_array,
+    metric: _Metric,
+    n_c: np.ndarray,
+    d_e: float,
+    n_draws: int,
+    n_resamples: int,
+    rng: np.random.Generator,
 ) -> np.ndarray:
-    n = o.sum()
-    iu = np.triu_indices(o.shape[0])
-    diag = iu[0] == iu[1]
-    p = np.where(diag, o[iu], 2.0 * o[iu]) / n
+    """Krippendorff's bootstrap of pairable values (see the module docstring)."""
+    c, k = o.coords
+    upper = c <= k
+    c, k, val = c[upper], k[upper], o.data[upper]
+    n = float(o.data.sum())
+    p = np.where(c == k, val, 2.0 * val) / n
     p = np.clip(p, 0.0, None)
     p = p / p.sum()
-    cell_delta = delta[iu]
-    draws = rng.multinomial(n_draws, p, size=n_resamples)  # (B, cells)
+    cell_delta = metric.cell_delta(c, k, n_c)  # ordinal: original marginals, held fixed
+    draws = rng.multinomial(n_draws, p, size=n_resamples)  # (B, non-empty cells)
     boot = 1.0 - (draws @ cell_delta) / (n_draws * d_e)
     boot = np.maximum(boot, -1.0)
     ones = np.flatnonzero(boot == 1.0)
     if ones.size:
-        p_diag = np.diag(o) / n
+        p_diag = p[c == k]
         n_nonzero_diag = int((p_diag > 0).sum())
         if n_nonzero_diag == 1:
             boot[ones] = 0.0
@@ -455,11 +574,10 @@ def krippendorff_alpha(
             f"data has a single value in its domain ({ratings.domain.tolist()!r}); alpha is "
             "undefined without variation"
         )
-    delta, level_name = _distance_matrix(level, distance, ratings)
+    metric = _metric(level, distance, ratings)
 
     counts_all = ratings.unit_counts()
-    m_all = counts_all.sum(axis=1)
-    pairable = m_all >= 2
+    pairable = counts_all.sum(axis=1) >= 2
     if not pairable.any():
         raise ValueError(
             "no unit has ratings from two or more raters; alpha needs at least one pairable unit"
@@ -473,19 +591,17 @@ def krippendorff_alpha(
             f"all pairable ratings have the same value {only!r}: the expected disagreement is 0 "
             "and alpha is undefined"
         )
-    m = counts.sum(axis=1)
-    inv_m1 = 1.0 / (m - 1.0)
-    o = (counts * inv_m1[:, None]).T @ counts - np.diag((counts * inv_m1[:, None]).sum(axis=0))
-    delta_fixed = _ordinal_delta(n_c) if delta is None else delta
-    d_o = float((o * delta_fixed).sum() / n)
-    d_e = float((np.outer(n_c, n_c) - np.diag(n_c)).ravel() @ delta_fixed.ravel() / (n * (n - 1.0)))
+    terms = _UnitTerms(counts, metric)
+    d_o, d_e = terms.disagreements()
     if not d_e > 0:
         raise ValueError(
             "the expected disagreement is 0 (the distance does not separate the values that "
             "occur); alpha is undefined"
         )
     statistic = 1.0 - d_o / d_e
+    m = counts.sum(axis=1)
     n_pairs = int(round(float((m * (m - 1.0)).sum() / 2.0)))
+    o = terms.coincidences()
 
     generator = np.random.default_rng(rng)
     boot = np.empty(0)
@@ -494,10 +610,10 @@ def krippendorff_alpha(
     n_bad = 0
     if n_resamples > 0:
         if method == "units":
-            boot = _bootstrap_units(_prepare(counts, delta), n_resamples, generator)
+            boot = _bootstrap_units(terms, n_resamples, generator)
         else:
             boot = _bootstrap_hayes_krippendorff(
-                o, delta_fixed, d_e, n_pairs, n_resamples, generator
+                o, metric, n_c, d_e, n_pairs, n_resamples, generator
             )
         finite = boot[np.isfinite(boot)]
         n_bad = int(boot.size - finite.size)
@@ -521,7 +637,7 @@ def krippendorff_alpha(
         statistic=float(statistic),
         confidence_interval=ci,
         standard_error=se,
-        level=level_name,
+        level=metric.name,
         method=method if n_resamples > 0 else None,
         n_resamples=n_resamples,
         confidence_level=confidence_level,
@@ -534,6 +650,6 @@ def krippendorff_alpha(
         expected_disagreement=d_e,
         n_degenerate_resamples=n_bad,
         value_domain=ratings.domain,
-        coincidences=o,
+        coincidences=sparse.csr_array(o),
         bootstrap_distribution=boot,
     )
