@@ -468,7 +468,8 @@ def _loader_exercise_counts(docs):
 def test_messiness_exercises_loader_and_zero_is_clean(big_paper):
     messy = _loader_exercise_counts(big_paper)
     for key in (
-        "panas_nested", "panas_top_level", "panas_totals_absent", "survey_alias",
+        "panas_nested", "panas_top_level", "panas_totals_absent", "panas_out_of_range",
+        "survey_alias",
         "four_branch_unrated", "intensity_word", "label_not_canonical", "blinded",
         "binary_key_alias", "binary_value_alias", "pairwise_key_alias", "winner_alias",
         "run_turn_missing", "delta_runs", "pred_unknown_label",
@@ -763,7 +764,8 @@ def test_effects_reuse_keeps_population_and_draws_new_conversations(tmp_path):
     out = first.write(tmp_path / "rel")
     eff = truth_from_file(out)
     for name in ("theta", "beta", "rho", "u", "delta", "gamma", "v", "topic_interaction",
-                 "participant_weights", "participant_distress", "original_model_quality"):  # fmt: skip
+                 "participant_weights", "participant_distress",
+                 "original_model_quality"):  # fmt: skip
         np.testing.assert_array_equal(
             getattr(eff, name), getattr(first.effects, name), err_msg=name
         )

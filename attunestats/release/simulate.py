@@ -86,9 +86,9 @@ word intensities, nested PANAS, absent totals, missing predictions, missing run 
 :data:`MESSINESS_RATES` lists them. Nothing the spec calls an error is produced.
 
 Reproducibility: every random draw comes from ``numpy.random.SeedSequence(seed, spawn_key=...)``
-children in a fixed order (effects ``(0,)``; for conversation ``k`` its structure ``(1, k)`` and its content ``(2, k)``), so
-the same seed gives byte-identical files and the first ``n`` conversations of a release do not
-depend on how many are simulated.
+children in a fixed order (effects ``(0,)``; for conversation ``k`` its structure ``(1, k)``
+and its content ``(2, k)``), so the same seed gives byte-identical files and the first ``n``
+conversations of a release do not depend on how many are simulated.
 """
 
 from __future__ import annotations
@@ -1163,7 +1163,9 @@ def _gt_post(
 
     Pre items ``round(base + item offset + N(0, 1))`` (PA base ``3.6 - 0.4 distress``, NA base
     ``1.8 + 0.7 distress``); post = pre + a conversation change (PA ``0.3 + 0.3 q + N(0, .5)``,
-    NA ``-0.4 - 0.2 q + N(0, .5)``, ``q`` the OM quality) + ``N(0, 0.6)`` per item. Q3 index
+    NA ``-0.4 - 0.2 q + N(0, .5)``, ``q`` the OM quality) + ``N(0, 0.6)`` per item; with probability
+    ``0.25 L(-2 distress)`` the participant rates every NA item 1 (floor responder; after the
+    conversation too with probability 0.8: NA total 10). Q3 index
     ``round(1.3 - 0.9 q + N(0, 0.6))``; 0-2 follow-up phrases for poorer fits; Q2 and Q1 (1-3
     options) at fixed rates; four-branch ``round(4.6 + 0.8 q + N(0, 1.1))``, 1..7.
     """
@@ -1184,6 +1186,11 @@ def _gt_post(
         ]
     )
     post = np.clip(np.rint(pre + change + 0.6 * rng.standard_normal(20)), 1, 7)
+    u_floor = rng.random(2)
+    if u_floor[0] < 0.25 * _logistic(-2.0 * distress):  # floor responders: every NA item 1
+        pre[10:] = 1
+        if u_floor[1] < 0.8:
+            post[10:] = 1
     pre_block = _panas_block(pre, rng, R)
     post_block = _panas_block(post, rng, R)
 
