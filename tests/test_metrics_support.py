@@ -49,16 +49,16 @@ def make_release(*, info=None, **tables) -> Release:
     out = {}
     for name in GROUND_TRUTH_TABLES + PREDICTION_TABLES:
         out[name] = table(name, tables.get(name, []))
-    if "runs" not in tables:
+    if not len(tables.get("runs", [])):
         keys = out["pred_turns"][["predictor", "mode", "conversation_id"]].drop_duplicates()
         out["runs"] = table("runs", keys.reset_index(drop=True))
-    if "predictors" not in tables:
+    if not len(tables.get("predictors", [])):
         names = sorted(out["runs"]["predictor"].unique())
         out["predictors"] = table(
             "predictors",
             [{"predictor": p, "kind": "model", "display_name": p, "n_runs": 1} for p in names],
         )
-    if "conversations" not in tables:
+    if not len(tables.get("conversations", [])):
         ids = sorted(set(out["turns"]["conversation_id"]), key=lambda x: int(x))
         out["conversations"] = table("conversations", [{"conversation_id": i} for i in ids])
     events = pd.DataFrame({c: pd.Series(dtype="str") for c in ("file", "path", "rule", "original",
@@ -248,3 +248,92 @@ def test_random_release_matches_schemas():
     for name, schema in TABLE_SCHEMAS.items():
         assert list(rel.tables[name].columns) == list(schema), name
     assert len(rel.tables["pred_turns"]) > 0
+
+
+def tiny_release(turns, *, conversation=None, run=None, cid="1", predictor="m", mode="default",
+                 more_runs=()):  # fmt: skip
+    """A one-conversation release described turn by turn (for hand-computed tests).
+
+    Each turn is a dict with optional keys ``gt_tags`` / ``pred_tags`` (lists of (emotion,
+    intensity)), ``judgements`` ({qid: (llm_value, observed, preferred)}), ``pred_binary``
+    ({task: {qid: value}}), ``comparisons`` ([(response_a, response_b, winner)]), ``selections``
+    ({index: "A" | "B"}), ``texts`` ((llm_response, llm_improved, human_edited)), ``draft``,
+    ``judge`` ({column: value}) and ``in_run`` (False: the run lacks this turn).
+    ``conversation`` / ``run`` give columns of the conversations / runs tables plus ``items``
+    ({"pre": {...}, "post": {...}} / {...}), ``q1`` and ``q3f`` lists. ``more_runs`` lists
+    (predictor, mode, turns, run) of further runs on the same conversation.
+    """
+    conversation = dict(conversation or {})
+    gt_items = conversation.pop("items", {})
+    gt_q1 = conversation.pop("q1", [])
+    gt_q3f = conversation.pop("q3f", [])
+    t = {name: [] for name in GROUND_TRUTH_TABLES + PREDICTION_TABLES}
+    t["conversations"].append({"conversation_id": cid, "n_turns": len(turns), **conversation})
+    for time, values in gt_items.items():
+        for item, v in values.items():
+            t["panas_items"].append(
+                {"conversation_id": cid, "time": time, "item": item, "value": v}
+            )
+    for q, values in (("q1_looking_for", gt_q1), ("q3_follow_up", gt_q3f)):
+        for pos, v in enumerate(values):
+            t["survey_choices"].append({"conversation_id": cid, "question": q, "position": pos,
+                                        "value": v})  # fmt: skip
+    for n, spec in enumerate(turns, start=1):
+        texts = spec.get("texts", ("", np.nan, np.nan))
+        t["turns"].append({"conversation_id": cid, "turn": n, "llm_response": texts[0],
+                           "llm_improved": texts[1], "human_edited": texts[2]})  # fmt: skip
+        for pos, (e, i) in enumerate(spec.get("gt_tags", [])):
+            t["emotion_tags"].append({"conversation_id": cid, "turn": n, "position": pos,
+                                      "emotion": e, "intensity": i})  # fmt: skip
+        for q, (llm, obs, pref) in spec.get("judgements", {}).items():
+            t["binary_judgements"].append({"conversation_id": cid, "turn": n, "question_id": q,
+                                           "llm_value": llm, "observed": obs,
+                                           "preferred": pref})  # fmt: skip
+        for i, (a, b, w) in enumerate(spec.get("comparisons", [])):
+            t["pairwise_comparisons"].append({"conversation_id": cid, "turn": n, "comparison": i,
+                                              "question_id": f"PW{i}", "response_a": a,
+                                              "response_b": b, "winner": w})  # fmt: skip
+    all_runs = [(predictor, mode, turns, run or {})] + list(more_runs)
+    for pred, md, run_turns, run_spec in all_runs:
+        run_spec = dict(run_spec)
+        key = {"predictor": pred, "mode": md, "conversation_id": cid}
+        p_items = run_spec.pop("items", {})
+        p_q1 = run_spec.pop("q1", [])
+        p_q3f = run_spec.pop("q3f", [])
+        t["runs"].append({**key, **run_spec})
+        for item, v in p_items.items():
+            t["pred_panas_items"].append({**key, "item": item, "value": v})
+        for q, values in (("q1_looking_for", p_q1), ("q3_follow_up", p_q3f)):
+            for pos, v in enumerate(values):
+                t["pred_survey_choices"].append({**key, "question": q, "position": pos,
+                                                 "value": v})  # fmt: skip
+        for n, spec in enumerate(run_turns, start=1):
+            if not spec.get("in_run", True):
+                continue
+            t["pred_turns"].append({**key, "turn": n, "drafted_response": spec.get("draft", np.nan),
+                                    **spec.get("judge", {})})  # fmt: skip
+            for pos, (e, i) in enumerate(spec.get("pred_tags", [])):
+                t["pred_emotion_tags"].append({**key, "turn": n, "position": pos, "emotion": e,
+                                               "intensity": i})  # fmt: skip
+            for task, answers in spec.get("pred_binary", {}).items():
+                for q, v in answers.items():
+                    t["pred_binary"].append({**key, "turn": n, "task": task, "question_id": q,
+                                             "value": v})  # fmt: skip
+            for i, sel in spec.get("selections", {}).items():
+                t["pred_pairwise"].append({**key, "turn": n, "comparison": i, "selection": sel})
+    return make_release(**t)
+
+
+def turn_value(scores, metric, turn=1, predictor="m", mode="default"):
+    df = scores.turn
+    sel = df[(df["metric"] == metric) & (df["turn"] == turn) & (df["predictor"] == predictor)
+             & (df["mode"] == mode)]  # fmt: skip
+    assert len(sel) == 1, (metric, turn, len(sel))
+    return float(sel["value"].iloc[0])
+
+
+def conv_value(scores, metric, predictor="m", mode="default"):
+    df = scores.conversation
+    sel = df[(df["metric"] == metric) & (df["predictor"] == predictor) & (df["mode"] == mode)]
+    assert len(sel) == 1, (metric, len(sel))
+    return float(sel["value"].iloc[0])
