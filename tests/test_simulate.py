@@ -358,7 +358,13 @@ def _check_run(run, conv, pred, fname):
             assert set(rt[field]) <= qids
             assert all(v in ("yes", "no", "na") for v in rt[field].values())
         comps = gt["annotations"]["pairwiseComparisons"]
-        assert set(rt["pairwise_assignment"]) == {str(i) for i in range(len(comps))}
+        assert rt["pairwise_assignment"] == {  # the labels of the file, as the runner keeps them
+            str(i): {
+                "A": first_present(pw, ("responseA", "response_1")),
+                "B": first_present(pw, ("responseB", "response_2")),
+            }
+            for i, pw in enumerate(comps)
+        }
         assert set(rt["em_pairwise_selections"]) <= {str(i) for i in range(len(comps))}
         assert all(v in ("A", "B") for v in rt["em_pairwise_selections"].values())
         for tag in rt["em_emotion_tags"]:

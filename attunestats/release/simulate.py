@@ -1628,8 +1628,10 @@ def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[
     run_us = rng.integers(0, 1_000_000, size=P)
     dur_u = rng.random(P)
 
+    # the runner records the ground-truth labels as read from the file (spec 1.6, port runner)
+    label = _MASKED if gt.blinded else {lab: lab for lab in _MASKED}
     assignments = [
-        {str(i): {"A": _MASKED[a], "B": _MASKED[b]} for i, (_q, a, b, _w) in enumerate(gt.comps[j])}
+        {str(i): {"A": label[a], "B": label[b]} for i, (_q, a, b, _w) in enumerate(gt.comps[j])}
         for j in range(nt)
     ]
     pre_shown = _parsed_panas(gt.pre)
