@@ -45,13 +45,15 @@ strings; turns ascending; tags, comparisons and positions ascending; PANAS items
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import json
 import math
 import os
 import re
 import reprlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,6 +103,7 @@ _IGNORED_TURN_FIELDS = (
     "response_reasoning",
     "emotion_reasoning",
 )
+_BLINDED_LABELS = {"alternate1": "alternate", "alternate2": "human"}
 _OBSERVED = ("observedBehavior", "did_occur", "humanValue", "actualValue")
 _PREFERRED = ("preferredBehavior", "should_occur", "humanPreference")
 
@@ -178,7 +181,15 @@ def diagnosis_group(traits: Sequence[str] | None) -> str:
 # --- small helpers -----------------------------------------------------------------------------
 
 
+_PLAIN = (int, float, bool, type(None))
+
+
 def _short(value: Any) -> str:
+    """A short ``repr`` of a value read from a file (containers and long strings abbreviated)."""
+    if (type(value) is str and len(value) <= 60) or type(value) in _PLAIN:
+        if type(value) is int and not -(10**18) < value < 10**18:
+            return _REPR.repr(value)
+        return repr(value)
     return _REPR.repr(value)
 
 
@@ -187,6 +198,21 @@ def _key(path: str, key: str) -> str:
     if key.isidentifier():
         return f"{path}.{key}"
     return f"{path}[{json.dumps(key)}]"
+
+
+#: A JSON path is built only when a problem or an event is recorded: either a string or a
+#: ``(parent, key_or_index)`` pair whose parent is again a path.
+JPath = str | tuple[Any, str | int]
+
+
+def _resolve(path: JPath) -> str:
+    if isinstance(path, str):
+        return path
+    parent, key = path
+    base = _resolve(parent)
+    if isinstance(key, int):
+        return f"{base}[{key}]"
+    return _key(base, key)
 
 
 def _natural(cid: str) -> tuple[int, int, str]:
@@ -238,11 +264,7 @@ class _Loader:
 
     def __init__(self) -> None:
         self.problems: list[Problem] = []
-        self.ev_file: list[str] = []
-        self.ev_path: list[str] = []
-        self.ev_rule: list[str] = []
-        self.ev_orig: list[str] = []
-        self.ev_result: list[str] = []
+        self.ev: list[tuple[str, JPath, str, Any, Any]] = []
         self.file = ""
         g = TABLE_SCHEMAS
         self.conversations = _Columns(g["conversations"])
@@ -280,20 +302,17 @@ class _Loader:
         self.pw = _Columns(["turn", "comparison", "selection", "assigned_a", "assigned_b"])
 
     # -- recording -----------------------------------------------------------------------------
-    def problem(self, path: str, message: str, value: Any = _MISSING) -> None:
+    def problem(self, path: JPath, message: str, value: Any = _MISSING) -> None:
         shown = "" if value is _MISSING else _short(value)
-        self.problems.append(Problem(self.file, path, message, shown))
+        self.problems.append(Problem(self.file, _resolve(path), message, shown))
 
-    def event(self, path: str, rule: str, original: Any, result: Any) -> None:
-        self.ev_file.append(self.file)
-        self.ev_path.append(path)
-        self.ev_rule.append(rule)
-        self.ev_orig.append(_short(original))
-        self.ev_result.append("" if result is None else _short(result))
+    def event(self, path: JPath, rule: str, original: Any, result: Any) -> None:
+        # kept raw; paths and reprs are built once, in _report
+        self.ev.append((self.file, path, rule, original, result))
 
-    def events(self, path: str, rules: tuple[str, ...], original: Any, result: Any) -> None:
+    def events(self, path: JPath, rules: tuple[str, ...], original: Any, result: Any) -> None:
         for rule in rules:
-            self.event(path, rule, original, result)
+            self.ev.append((self.file, path, rule, original, result))
 
     def normalized(self, fn: Any, raw: Any, path: str, *args: Any, **kw: Any) -> Any:
         """Apply a normalize.* rule, recording its events, or a problem (then return None)."""
@@ -325,7 +344,7 @@ class _Loader:
         value = obj.get(key)
         if value is None or isinstance(value, str):
             return value
-        self.problem(_key(path, key), f"must be a string or null, not {_type_name(value)}", value)
+        self.problem((path, key), f"must be a string or null, not {_type_name(value)}", value)
         return None
 
     def text_value(self, value: Any, path: str) -> str | None:
@@ -345,9 +364,9 @@ class _Loader:
                 x = math.inf
             if math.isfinite(x):
                 return x
-            self.problem(_key(path, key), "must be a finite number", value)
+            self.problem((path, key), "must be a finite number", value)
             return math.nan
-        self.problem(_key(path, key), f"must be a number or null, not {_type_name(value)}", value)
+        self.problem((path, key), f"must be a number or null, not {_type_name(value)}", value)
         return math.nan
 
     def string_list(self, value: Any, path: str) -> list[str]:
@@ -356,7 +375,7 @@ class _Loader:
             if isinstance(item, str):
                 out.append(item)
             else:
-                self.problem(f"{path}[{i}]", f"must be a string, not {_type_name(item)}", item)
+                self.problem((path, i), f"must be a string, not {_type_name(item)}", item)
         return out
 
     def aliased(self, obj: Mapping[str, Any], names: Sequence[str], path: str) -> Any:
@@ -366,7 +385,7 @@ class _Loader:
             return value
         value, used = nz.first_present(obj, names[1:])
         if used is not None:
-            self.event(_key(path, used), "alias_field", used, names[0])
+            self.event((path, used), "alias_field", used, names[0])
         return value
 
     def turn_number(self, turn: Any, path: str) -> int | None:
@@ -374,27 +393,27 @@ class _Loader:
             self.problem(path, f"turn must be an object, not {_type_name(turn)}", turn)
             return None
         if "turnNumber" not in turn or turn["turnNumber"] is None:
-            self.problem(_key(path, "turnNumber"), "missing required field turnNumber")
+            self.problem((path, "turnNumber"), "missing required field turnNumber")
             return None
         n = turn["turnNumber"]
         if not _is_int(n) or not 0 <= n <= _MAX_INDEX:
-            self.problem(_key(path, "turnNumber"), "turnNumber must be a non-negative integer", n)
+            self.problem((path, "turnNumber"), "turnNumber must be a non-negative integer", n)
             return None
         return n
 
     def sorted_turns(
         self, raw_turns: list[Any], path: str
     ) -> list[tuple[int, str, dict[str, Any]]]:
-        seen: dict[int, str] = {}
+        seen: dict[int, JPath] = {}
         out = []
         for i, turn in enumerate(raw_turns):
-            tpath = f"{path}[{i}]"
+            tpath = (path, i)
             n = self.turn_number(turn, tpath)
             if n is None:
                 continue
             if n in seen:
                 self.problem(
-                    _key(tpath, "turnNumber"), f"duplicate turn number (also at {seen[n]})", n
+                    (tpath, "turnNumber"), f"duplicate turn number (also at {_resolve(seen[n])})", n
                 )
                 continue
             seen[n] = tpath
@@ -406,14 +425,14 @@ class _Loader:
         try:
             block = nz.parse_panas(raw)
         except nz.NormalizationError as exc:
-            if exc.details:
-                for sub, message, value in exc.details:
-                    self.problem(path + sub, message, value)
-            else:
-                self.problem(path, str(exc), raw)
+            where = _resolve(path)
+            for sub, message, value in exc.details or (("", str(exc), raw),):
+                self.problem(where + sub, message, value)
             return nz.PanasBlock()
-        for sub, rule, original, result in block.events:
-            self.event(path + sub, rule, original, result)
+        if block.events:
+            where = _resolve(path)
+            for sub, rule, original, result in block.events:
+                self.event(where + sub, rule, original, result)
         return block
 
     def survey_block(
@@ -423,25 +442,31 @@ class _Loader:
         if cw is None:
             return [], None, None, [], {}
         q1_raw = self.aliased(cw, ("q1_lookingFor", "Q1"), path)
-        q1 = self.string_list(q1_raw, _key(path, "q1_lookingFor"))
+        q1 = self.string_list(q1_raw, (path, "q1_lookingFor"))
         q2 = self.text_value(
-            self.aliased(cw, ("q2_emotionClarity", "Q2"), path), _key(path, "q2_emotionClarity")
+            self.aliased(cw, ("q2_emotionClarity", "Q2"), path), (path, "q2_emotionClarity")
         )
-        q3 = self.text_value(
-            self.aliased(cw, ("q3_modelFit", "Q3"), path), _key(path, "q3_modelFit")
-        )
-        q3f = self.string_list(
-            cw.get("q3_followUp_whatFeltOff"), _key(path, "q3_followUp_whatFeltOff")
-        )
-        fb_path = _key(path, "fourBranchScores")
+        q3 = self.text_value(self.aliased(cw, ("q3_modelFit", "Q3"), path), (path, "q3_modelFit"))
+        q3f = self.string_list(cw.get("q3_followUp_whatFeltOff"), (path, "q3_followUp_whatFeltOff"))
+        fb_path = (path, "fourBranchScores")
         fb_raw = self.obj(cw.get("fourBranchScores"), fb_path) or {}
         fb: dict[str, float] = {}
         for branch in FOUR_BRANCHES:
             if branch in fb_raw:
-                value = self.normalized(nz.four_branch_score, fb_raw[branch], _key(fb_path, branch))
+                value = self.normalized(nz.four_branch_score, fb_raw[branch], (fb_path, branch))
                 if value is not None:
                     fb[branch] = value
         return q1, q2, q3, q3f, fb
+
+    def label(self, raw: Any, path: JPath) -> str | None:
+        """A pairwise response label; blinded names mapped (fast path of nz.response_label)."""
+        if type(raw) is str:
+            out = _BLINDED_LABELS.get(raw)
+            if out is None:
+                return raw
+            self.ev.append((self.file, path, "label_normalised", raw, out))
+            return out
+        return self.normalized(nz.response_label, raw, path)
 
     def binary(self, raw: Any, path: str) -> str | None:
         if raw is None or (isinstance(raw, str) and raw in _CANON_BINARY):
@@ -453,7 +478,7 @@ class _Loader:
             self.problem(path, f"emotion tag must be an object, not {_type_name(tag)}", tag)
             return None
         if tag.get("emotion") is None:
-            self.problem(_key(path, "emotion"), "missing required field emotion")
+            self.problem((path, "emotion"), "missing required field emotion")
             return None
         raw = tag["emotion"]
         if isinstance(raw, str) and raw in nz.KNOWN_EMOTIONS:
@@ -462,18 +487,18 @@ class _Loader:
             try:
                 norm = nz.emotion_label(raw, ground_truth=ground_truth)
             except nz.NormalizationError as exc:
-                self.problem(_key(path, "emotion"), str(exc), raw)
+                self.problem((path, "emotion"), str(exc), raw)
                 return None
             label = norm.value
             known = label in nz.KNOWN_EMOTIONS
-            self.events(_key(path, "emotion"), norm.rules, raw, label)
+            self.events((path, "emotion"), norm.rules, raw, label)
         raw_i = tag.get("intensity")
         if raw_i is None:
             intensity = math.nan
         elif _is_int(raw_i) and 1 <= raw_i <= 7:
             intensity = float(raw_i)
         else:
-            value = self.normalized(nz.mood_intensity, raw_i, _key(path, "intensity"))
+            value = self.normalized(nz.mood_intensity, raw_i, (path, "intensity"))
             intensity = math.nan if value is None else value
         if label is None:
             return None
@@ -552,59 +577,57 @@ class _Loader:
     def gt_turn(self, cid: str, n: int, path: str, turn: dict[str, Any]) -> None:
         user = self.text(turn, "userMessage", path)
         reply = self.text(turn, "llmResponse", path)
-        tags_path = _key(path, "moodShiftTags")
+        tags_path = (path, "moodShiftTags")
         for pos, tag in enumerate(self.array(turn.get("moodShiftTags"), tags_path)):
-            parsed = self.emotion_tag(tag, f"{tags_path}[{pos}]", ground_truth=True)
+            parsed = self.emotion_tag(tag, (tags_path, pos), ground_truth=True)
             if parsed is not None:
                 self.tags.add(cid, n, pos, *parsed)
-        apath = _key(path, "annotations")
+        apath = (path, "annotations")
         ann = self.obj(turn.get("annotations"), apath) or {}
 
         # binary judgements (last of a repeated questionId kept, as a dict would)
-        bpath = _key(apath, "binaryJudgements")
+        bpath = (apath, "binaryJudgements")
         rows: dict[str, tuple[str | None, str | None, str | None]] = {}
         for i, bj in enumerate(self.array(ann.get("binaryJudgements"), bpath)):
-            jpath = f"{bpath}[{i}]"
+            jpath = (bpath, i)
             if not isinstance(bj, dict):
                 self.problem(jpath, f"binary judgement must be an object, not {_type_name(bj)}", bj)
                 continue
             qid = bj.get("questionId")
             if qid is None:
-                self.problem(_key(jpath, "questionId"), "missing required field questionId")
+                self.problem((jpath, "questionId"), "missing required field questionId")
                 continue
             if not isinstance(qid, str):
-                self.problem(
-                    _key(jpath, "questionId"), f"must be a string, not {_type_name(qid)}", qid
-                )
+                self.problem((jpath, "questionId"), f"must be a string, not {_type_name(qid)}", qid)
                 continue
-            llm = self.binary(bj.get("llmValue"), _key(jpath, "llmValue"))
+            llm = self.binary(bj.get("llmValue"), (jpath, "llmValue"))
             obs_raw = self.aliased(bj, _OBSERVED, jpath)
-            obs = self.binary(obs_raw, _key(jpath, "observedBehavior"))
+            obs = self.binary(obs_raw, (jpath, "observedBehavior"))
             pref_raw = self.aliased(bj, _PREFERRED, jpath)
-            pref = self.binary(pref_raw, _key(jpath, "preferredBehavior"))
+            pref = self.binary(pref_raw, (jpath, "preferredBehavior"))
             if qid in rows:
-                self.event(_key(jpath, "questionId"), "duplicate_question", qid, qid)
+                self.event((jpath, "questionId"), "duplicate_question", qid, qid)
                 del rows[qid]
             rows[qid] = (llm, obs, pref)
         for qid, (llm, obs, pref) in rows.items():
             self.judgements.add(cid, n, qid, llm, obs, pref)
 
         # alternate responses
-        alt_path = _key(apath, "alternateResponses")
+        alt_path = (apath, "alternateResponses")
         alt = self.obj(ann.get("alternateResponses"), alt_path) or {}
         improved = self.text_value(
             self.aliased(alt, ("llmImproved", "alternate1"), alt_path),
-            _key(alt_path, "llmImproved"),
+            (alt_path, "llmImproved"),
         )
         edited = self.text_value(
             self.aliased(alt, ("humanEdited", "alternate2"), alt_path),
-            _key(alt_path, "humanEdited"),
+            (alt_path, "humanEdited"),
         )
 
         # pairwise comparisons
-        ppath = _key(apath, "pairwiseComparisons")
+        ppath = (apath, "pairwiseComparisons")
         for i, pw in enumerate(self.array(ann.get("pairwiseComparisons"), ppath)):
-            cpath = f"{ppath}[{i}]"
+            cpath = (ppath, i)
             if not isinstance(pw, dict):
                 self.problem(
                     cpath, f"pairwise comparison must be an object, not {_type_name(pw)}", pw
@@ -612,28 +635,26 @@ class _Loader:
                 continue
             qid = pw.get("questionId")
             if qid is None:
-                self.problem(_key(cpath, "questionId"), "missing required field questionId")
+                self.problem((cpath, "questionId"), "missing required field questionId")
                 continue
             if not isinstance(qid, str):
-                self.problem(
-                    _key(cpath, "questionId"), f"must be a string, not {_type_name(qid)}", qid
-                )
+                self.problem((cpath, "questionId"), f"must be a string, not {_type_name(qid)}", qid)
                 continue
             labels = []
             for names in (("responseA", "response_1"), ("responseB", "response_2")):
                 raw = self.aliased(pw, names, cpath)
                 if raw is None:
-                    self.problem(_key(cpath, names[0]), f"missing required field {names[0]}")
+                    self.problem((cpath, names[0]), f"missing required field {names[0]}")
                     labels.append(None)
                     continue
-                labels.append(self.normalized(nz.response_label, raw, _key(cpath, names[0])))
+                labels.append(self.label(raw, (cpath, names[0])))
             winner = pw.get("winner")
             if winner is not None and winner != "A" and winner != "B":
-                winner = self.normalized(nz.pairwise_winner, winner, _key(cpath, "winner"))
+                winner = self.normalized(nz.pairwise_winner, winner, (cpath, "winner"))
             self.pairwise.add(cid, n, i, qid, labels[0], labels[1], winner)
 
         selected = ann.get("selectedPairwiseQuestions")
-        sel_path = _key(apath, "selectedPairwiseQuestions")
+        sel_path = (apath, "selectedPairwiseQuestions")
         selected_text = (
             None if selected is None else "; ".join(self.string_list(selected, sel_path))
         )
@@ -656,7 +677,7 @@ class _Loader:
         for n, tpath, turn in self.sorted_turns(raw_turns, "$.turns"):
             if n not in gt.turns:
                 self.problem(
-                    _key(tpath, "turnNumber"),
+                    (tpath, "turnNumber"),
                     f"prediction for turn {n}, which conversation {cid!r} of the ground truth lacks",
                     n,
                 )
@@ -674,28 +695,28 @@ class _Loader:
         post_path = "$.post_conversation"
         post = self.obj(doc.get("post_conversation"), post_path) or {}
         strategy = self.text(post, "panas_strategy", post_path)
-        pred = self.panas(post.get("predicted_post_panas"), _key(post_path, "predicted_post_panas"))
+        pred = self.panas(post.get("predicted_post_panas"), (post_path, "predicted_post_panas"))
         delta_raw = post.get("predicted_panas_delta")
-        delta_path = _key(post_path, "predicted_panas_delta")
+        delta_path = (post_path, "predicted_panas_delta")
         if pred.empty and delta_raw:
             try:
                 pred = nz.rebuild_panas_from_delta(delta_raw, gt.pre)
             except nz.NormalizationError as exc:
                 for sub, message, value in exc.details or (("", str(exc), delta_raw),):
-                    self.problem(delta_path + sub, message, value)
+                    self.problem(_resolve(delta_path) + sub, message, value)
             for sub, rule, original, result in pred.events:
-                self.event(delta_path + sub, rule, original, result)
+                self.event(_resolve(delta_path) + sub, rule, original, result)
         elif delta_raw:
             self.event(delta_path, "ignored_field", delta_raw, None)
         if post.get("pre_panas_shown"):
-            self.event(_key(post_path, "pre_panas_shown"), "ignored_field", "pre_panas_shown", None)
+            self.event((post_path, "pre_panas_shown"), "ignored_field", "pre_panas_shown", None)
         for item in PANAS_ITEMS:
             if item in pred.items:
                 self.pp_run.append(run_idx)
                 self.pp_item.append(item)
                 self.pp_value.append(pred.items[item])
         q1, q2, q3, q3f, fb = self.survey_block(
-            post.get("predicted_conversation_wide"), _key(post_path, "predicted_conversation_wide")
+            post.get("predicted_conversation_wide"), (post_path, "predicted_conversation_wide")
         )
         for question, values in (("q1_looking_for", q1), ("q3_follow_up", q3f)):
             for pos, value in enumerate(values):
@@ -708,9 +729,9 @@ class _Loader:
 
     def run_turn(self, run_idx: int, n: int, path: str, turn: dict[str, Any]) -> None:
         # emotion tags (unknown labels dropped, positions kept)
-        tags_path = _key(path, "em_emotion_tags")
+        tags_path = (path, "em_emotion_tags")
         for pos, tag in enumerate(self.array(turn.get("em_emotion_tags"), tags_path)):
-            parsed = self.emotion_tag(tag, f"{tags_path}[{pos}]", ground_truth=False)
+            parsed = self.emotion_tag(tag, (tags_path, pos), ground_truth=False)
             if parsed is not None:
                 self.pe_run.append(run_idx)
                 self.pe.add(n, pos, parsed[0], parsed[1])
@@ -720,10 +741,10 @@ class _Loader:
             answers = turn.get(field)
             if not answers:
                 if answers is not None and not isinstance(answers, dict):
-                    self.obj(answers, _key(path, field))
+                    self.obj(answers, (path, field))
                 continue
             if not isinstance(answers, dict):
-                self.obj(answers, _key(path, field))
+                self.obj(answers, (path, field))
                 continue
             values = list(answers.values())
             try:
@@ -731,8 +752,8 @@ class _Loader:
             except TypeError:  # unhashable values (arrays, objects)
                 canonical = False
             if not canonical:
-                fpath = _key(path, field)
-                values = [self.binary(v, _key(fpath, q)) for q, v in answers.items()]
+                fpath = (path, field)
+                values = [self.binary(v, (fpath, q)) for q, v in answers.items()]
             self.pb_block_run.append(run_idx)
             self.pb_block_turn.append(n)
             self.pb_block_task.append(code)
@@ -741,29 +762,29 @@ class _Loader:
             self.pb_value.extend(values)
 
         # pairwise selections, with the A/B assignment shown to the EM
-        spath = _key(path, "em_pairwise_selections")
+        spath = (path, "em_pairwise_selections")
         selections = self.obj(turn.get("em_pairwise_selections"), spath) or {}
-        apath = _key(path, "pairwise_assignment")
+        apath = (path, "pairwise_assignment")
         assignment = self.obj(turn.get("pairwise_assignment"), apath) or {}
         rows = []
         for key, raw in selections.items():
-            kpath = _key(spath, key)
+            kpath = (spath, key)
             if not (key.isascii() and key.isdigit() and len(key) <= 9):
                 self.problem(kpath, "comparison key must be a non-negative integer string", key)
                 continue
             selection = raw
             if raw != "A" and raw != "B":
                 selection = self.normalized(nz.pairwise_winner, raw, kpath)
-            labels: list[str | None] = [None, None]
+            a = b = None
             shown = assignment.get(key)
             if shown is not None:
-                shown = self.obj(shown, _key(apath, key)) or {}
-                for j, side in enumerate(("A", "B")):
-                    if shown.get(side) is not None:
-                        labels[j] = self.normalized(
-                            nz.response_label, shown[side], _key(_key(apath, key), side)
-                        )
-            rows.append((int(key), selection, labels[0], labels[1]))
+                shown = self.obj(shown, (apath, key)) or {}
+                a, b = shown.get("A"), shown.get("B")
+                if a is not None:
+                    a = self.label(a, ((apath, key), "A"))
+                if b is not None:
+                    b = self.label(b, ((apath, key), "B"))
+            rows.append((int(key), selection, a, b))
         rows.sort(key=lambda r: r[0])
         for i, selection, a, b in rows:
             self.pw_run.append(run_idx)
@@ -771,7 +792,7 @@ class _Loader:
 
         # draft and judge
         draft = self.text(turn, "em_drafted_response", path)
-        jpath = _key(path, "em_draft_judge_scores")
+        jpath = (path, "em_draft_judge_scores")
         judge = self.obj(turn.get("em_draft_judge_scores"), jpath) or {}
         self.pt_run.append(run_idx)
         self.pt.add(n, draft, *(self.number(judge, k, jpath) for k in _JUDGE_KEYS))
@@ -1148,11 +1169,12 @@ def _report(ld: _Loader, pre_events: list[tuple[str, str, str, str, str]]) -> Lo
     files, paths, rules, origs, results = (
         (list(c) for c in zip(*pre_events)) if pre_events else ([], [], [], [], [])
     )
-    files += ld.ev_file
-    paths += ld.ev_path
-    rules += ld.ev_rule
-    origs += ld.ev_orig
-    results += ld.ev_result
+    for file, path, rule, original, result in ld.ev:
+        files.append(file)
+        paths.append(_resolve(path))
+        rules.append(rule)
+        origs.append(_short(original))
+        results.append("" if result is None else _short(result))
     frame = pd.DataFrame({
         "file": pd.Series(files, dtype="str"),
         "path": pd.Series(paths, dtype="str"),
@@ -1226,9 +1248,10 @@ def release_from_documents(
         With every problem found (see the module docstring).
     """
     runs = {} if runs is None else runs
-    checksum = _canonical_checksum(conversations, runs, info)
-    return _build(conversations, runs, info, root=root, checksum=checksum, problems=[],
-                  events=[], gt_where="conversations")  # fmt: skip
+    with _gc_paused():
+        checksum = _canonical_checksum(conversations, runs, info)
+        return _build(conversations, runs, info, root=root, checksum=checksum, problems=[],
+                      events=[], gt_where="conversations")  # fmt: skip
 
 
 def _pick_ground_truth(
@@ -1266,6 +1289,22 @@ def _pick_ground_truth(
     return None, None, None, [Problem(
         ".", "", "no ground truth: neither conversations/ nor 'Test Samples/<Subset>/' exists"
     )]  # fmt: skip
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building (acyclic) documents and columns.
+
+    With millions of small objects alive, every generation-2 collection walks them all; pausing
+    it makes loading a paper-sized release about a third faster (benchmarks/bench_load.py).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def load_release(path: str | os.PathLike[str], *, subset: str | None = None) -> Release:
@@ -1306,6 +1345,11 @@ def load_release(path: str | os.PathLike[str], *, subset: str | None = None) -> 
     root = Path(path)
     if not root.is_dir():
         raise ReleaseError([Problem(str(path), "", "release directory not found")])
+    with _gc_paused():
+        return _load(root, subset)
+
+
+def _load(root: Path, subset: str | None) -> Release:
     gt_dir, keep_ids, listed, problems = _pick_ground_truth(root, subset)
 
     # every file to read, by relative path
