@@ -198,17 +198,21 @@ def mean_statistic(
 ) -> SumStatistic:
     """Null-aware means over conversations: column k is ``sum(w v_k m_k) / sum(w m_k)``.
 
-    ``values`` is (C, L) with NaN for null; ``mask`` defaults to ``~isnan(values)``.
+    ``values`` is (C, L) with NaN for null; ``mask`` defaults to ``~isnan(values)``. Identical
+    mask columns (most metrics are never null) share one summed column.
     """
     values = np.asarray(values, dtype=float)
     if mask is None:
         mask = ~np.isnan(values)
     filled = np.where(mask, np.nan_to_num(values), 0.0)
     n_labels = values.shape[1]
-    X = np.hstack([filled, mask.astype(float)])
+    unique_masks, mask_index = np.unique(mask.T, axis=0, return_inverse=True)
+    mask_index = np.asarray(mask_index).reshape(-1)
+    X = np.hstack([filled, unique_masks.T.astype(float)])
+    denominators = n_labels + mask_index
 
     def finalize(sums: np.ndarray) -> np.ndarray:
-        return sums[:, :n_labels] / sums[:, n_labels:]
+        return sums[:, :n_labels] / sums[:, denominators]
 
     return SumStatistic(X, finalize, labels.reset_index(drop=True))
 
@@ -592,51 +596,49 @@ def scores_statistic(
 
     mean_metrics = [m for m in metrics if METRICS[m].aggregation == "mean"]
     pooled_metrics = [m for m in metrics if METRICS[m].aggregation == "pooled"]
+    conv_index = pd.Index(conv_ids)
     parts: list[SumStatistic] = []
     if mean_metrics:
-        sub = conv[conv["metric"].isin(mean_metrics)]
-        wide = sub.pivot_table(
-            index="conversation_id", columns=["predictor", "mode", "metric"], values="value",
-            aggfunc="first", dropna=False,
-        )  # fmt: skip
         columns = pd.MultiIndex.from_tuples(
             [(p, md, m) for (p, md) in key_list for m in mean_metrics],
             names=["predictor", "mode", "metric"],
         )
-        wide = wide.reindex(index=conv_ids, columns=columns)
-        labels = columns.to_frame(index=False)
-        parts.append(mean_statistic(wide.to_numpy(dtype=float), labels))
+        values = np.full((len(conv_ids), len(columns)), np.nan)
+        sub = conv[conv["metric"].isin(mean_metrics)]
+        rows = conv_index.get_indexer(sub["conversation_id"].astype(str))
+        cols = columns.get_indexer(pd.MultiIndex.from_frame(sub[["predictor", "mode", "metric"]]))
+        ok = (rows >= 0) & (cols >= 0)
+        values[rows[ok], cols[ok]] = sub["value"].to_numpy(dtype=float)[ok]
+        parts.append(mean_statistic(values, columns.to_frame(index=False)))
     if pooled_metrics:
         counts = scores.counts
         if predictors is not None:
             counts = counts[counts["predictor"].isin(list(predictors))]
-        label_rows = []
-        blocks = []
-        stats = []
-        for p, md in key_list:
-            for m in pooled_metrics:
-                spec = METRICS[m]
-                sel = counts[
-                    (counts["predictor"] == p)
-                    & (counts["mode"] == md)
-                    & (counts["task"] == spec.pooled_task)
-                ]
-                block = (
-                    sel.set_index("conversation_id")[["tp", "tn", "fp", "fn"]]
-                    .reindex(conv_ids)
-                    .fillna(0.0)
-                    .to_numpy(dtype=float)
-                )
-                blocks.append(block)
-                stats.append(spec.pooled_stat)
-                label_rows.append((p, md, m))
-        X = np.hstack(blocks)
+        # one block of (tp, tn, fp, fn) columns per (predictor, mode, task), shared by every
+        # pooled statistic of that task
+        tasks = list(dict.fromkeys(METRICS[m].pooled_task for m in pooled_metrics))
+        blocks = pd.MultiIndex.from_tuples(
+            [(p, md, t) for (p, md) in key_list for t in tasks], names=["predictor", "mode", "task"]
+        )
+        X = np.zeros((len(conv_ids), 4 * len(blocks)))
+        rows = conv_index.get_indexer(counts["conversation_id"].astype(str))
+        block = blocks.get_indexer(pd.MultiIndex.from_frame(counts[["predictor", "mode", "task"]]))
+        ok = (rows >= 0) & (block >= 0)
+        for j, col in enumerate(("tp", "tn", "fp", "fn")):
+            X[rows[ok], 4 * block[ok] + j] = counts[col].to_numpy(dtype=float)[ok]
+        label_rows = [(p, md, m) for (p, md) in key_list for m in pooled_metrics]
+        label_block = blocks.get_indexer(
+            pd.MultiIndex.from_tuples([(p, md, METRICS[m].pooled_task) for p, md, m in label_rows])
+        )
+        label_stat = np.array([METRICS[m].pooled_stat for _, _, m in label_rows])
+        stat_names = list(dict.fromkeys(label_stat))
 
-        def finalize(sums: np.ndarray, stats: list[str] = stats) -> np.ndarray:
-            out = np.empty((sums.shape[0], len(stats)))
-            for k, stat in enumerate(stats):
-                tp, tn, fp, fn = (sums[:, 4 * k + j] for j in range(4))
-                out[:, k] = pooled_statistic(stat, tp, tn, fp, fn)
+        def finalize(sums: np.ndarray) -> np.ndarray:
+            tp, tn, fp, fn = (sums[:, j::4] for j in range(4))
+            out = np.empty((sums.shape[0], len(label_rows)))
+            for stat in stat_names:
+                sel = label_stat == stat
+                out[:, sel] = pooled_statistic(stat, tp, tn, fp, fn)[:, label_block[sel]]
             return out
 
         labels = pd.DataFrame(label_rows, columns=["predictor", "mode", "metric"])
