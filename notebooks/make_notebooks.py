@@ -14,7 +14,7 @@ import nbformat
 
 HERE = Path(__file__).resolve().parent
 
-PARAMETERS = '''# Parameters (overridden by `attunestats reproduce`)
+PARAMETERS = """# Parameters (overridden by `attunestats reproduce`)
 release = None  # release directory; None = the bundled SIMULATED release
 out_dir = "../paper_figures"  # where tables/ and figures/ are written
 fast = True  # CI mode: few resamples, short MCMC
@@ -22,16 +22,16 @@ seed = 20260521  # seed of this notebook's random draws
 n_resamples = 400  # bootstrap resamples (full build: 10,000)
 mcmc_draws = 150  # posterior draws per chain (full build: 1,000)
 mcmc_tune = 150  # tuning steps per chain (full build: 1,000)
-mcmc_chains = 2  # chains (full build: 4)'''
+mcmc_chains = 2  # chains (full build: 4)"""
 
-SETUP = '''import attunestats as at
+SETUP = """import attunestats as at
 from attunestats.constants import SIMULATED_LABEL
 from attunestats.report import figures, tables
 
 rel = at.load_release(release) if release else at.load_bundled_release()
 SIM = rel.simulated
 if SIM:
-    print(f"*** {SIMULATED_LABEL} ***")'''
+    print(f"*** {SIMULATED_LABEL} ***")"""
 
 NOTEBOOKS: dict[str, tuple[str, list[str]]] = {
     "01_release_overview": (
@@ -39,12 +39,12 @@ NOTEBOOKS: dict[str, tuple[str, list[str]]] = {
         "PANAS trajectories of the release.",
         [
             SETUP,
-            '''from attunestats import describe
+            """from attunestats import describe
 
 summary = rel.summary().astype({"value": "str"})
 tables.write_table(summary, "01_release_summary", out_dir, simulated=SIM, caption="Release summary")
-summary''',
-            '''parts = describe.participants_table(rel)
+summary""",
+            """parts = describe.participants_table(rel)
 tables.write_table(parts, "01_participants", out_dir, simulated=SIM, caption="Participants")
 groups = describe.diagnosis_table(rel)
 tables.write_table(groups, "01_diagnosis_groups", out_dir, simulated=SIM, caption="Diagnosis groups")
@@ -53,16 +53,101 @@ tables.write_table(topics, "01_topics", out_dir, simulated=SIM, caption="Topics"
 lengths = describe.turn_length_table(rel)
 tables.write_table(lengths, "01_turns_per_conversation", out_dir, simulated=SIM,
                    caption="Number of turns per conversation")
-groups''',
-            '''report = rel.report.counts()
+groups""",
+            """report = rel.report.counts()
 tables.write_table(report, "01_load_report", out_dir, simulated=SIM,
                    caption="What the loader normalised, clamped, derived or dropped")
-report''',
-            '''traj = describe.panas_trajectories(rel)
+report""",
+            """traj = describe.panas_trajectories(rel)
 tables.write_table(traj, "01_panas_trajectories", out_dir, simulated=SIM,
                    caption="PANAS totals before and after the conversation (t intervals over conversations)")
 fig = figures.panas_trajectories(traj, simulated=SIM)
-figures.save_figure(fig, "01_panas_trajectories", out_dir)''',
+figures.save_figure(fig, "01_panas_trajectories", out_dir)""",
+        ],
+    ),
+    "02_leaderboard": (
+        "# 02 Leaderboard\n\nEvery metric, pillar and composite per predictor with cluster-bootstrap "
+        "intervals (conversations resampled, BCa), score distributions, and how much each disputed "
+        "scoring convention moves each composite.",
+        [
+            SETUP,
+            """from attunestats.bootstrap import bootstrap_scores
+from attunestats.metrics.registry import MAIN_METRICS, metrics_frame
+from attunestats.metrics.sensitivity import convention_sensitivity
+from attunestats.report import views
+
+scores = at.score(rel)
+boot = bootstrap_scores(scores, n_resamples=n_resamples, rng=seed)
+board = views.leaderboard(boot, scores)
+tables.write_table(board, "02_leaderboard_all_metrics", out_dir, simulated=SIM,
+                   caption="Every metric per predictor: estimate, 95% BCa cluster-bootstrap interval, SE")
+tables.write_table(metrics_frame(), "02_metric_registry", out_dir, simulated=False,
+                   caption="The metric registry")""",
+            """PILLARS = ["composite_score", "emotion_tracking", "evaluation_quality", "holistic_comprehension"]
+wide = views.leaderboard_wide(board, metrics=PILLARS + ["equal_weight_composite"])
+tables.write_table(wide, "02_leaderboard_pillars", out_dir, simulated=SIM,
+                   caption="Composite and pillars with 95% intervals")
+main = views.leaderboard_wide(board, metrics=[m for m in MAIN_METRICS if m in set(board["metric"])])
+tables.write_table(main, "02_leaderboard_main_metrics", out_dir, simulated=SIM,
+                   caption="Main metrics (official names) with 95% intervals")
+tables.write_table(scores.predictor, "02_predictor_summary_official", out_dir, simulated=SIM,
+                   caption="Predictor-level values as the official scorer aggregates them (means, SE)")
+wide""",
+            """fig = figures.forest_panels(
+    board, metrics=PILLARS,
+    xlabels=["composite (0-100)", "emotion tracking (0-1)", "evaluation quality (0-1)",
+             "holistic comprehension (0-1)"],
+    simulated=SIM,
+)
+figures.save_figure(fig, "02_leaderboard_pillars", out_dir)
+conv = views.with_predictor_info(scores.conversation[scores.conversation["metric"] == "composite_score"], scores)
+fig = figures.distributions(conv, by="display_name", xlabel="conversation composite (0-100)", simulated=SIM)
+figures.save_figure(fig, "02_composite_distributions", out_dir)""",
+            """sens = convention_sensitivity(rel)
+tables.write_table(sens, "02_convention_sensitivity", out_dir, simulated=SIM,
+                   caption="Change in each composite when one scoring convention is switched")
+sens.groupby("convention")["difference"].agg(["min", "max"])""",
+        ],
+    ),
+    "03_model_comparisons": (
+        "# 03 Model comparisons\n\nPaired differences between every pair of predictors (Holm-corrected "
+        "within each metric), rank intervals, and how well each metric discriminates between predictors "
+        "(claim (b) of the paper as a test).",
+        [
+            SETUP,
+            """from attunestats.bootstrap import bootstrap_scores
+from attunestats.metrics.registry import MAIN_METRICS
+from attunestats.report import views
+
+scores = at.score(rel)
+boot = bootstrap_scores(scores, n_resamples=n_resamples, rng=seed)
+cmp = at.compare_models(boot, correction="holm", family="metric")
+pairs = views.with_predictor_info(cmp.pairs, scores, column="predictor_a")
+tables.write_table(cmp.pairs, "03_paired_differences", out_dir, simulated=SIM,
+                   caption="Paired differences (a - b), 95% BCa intervals, bootstrap p-values, Holm within metric")
+tables.write_table(cmp.ranks, "03_rank_intervals", out_dir, simulated=SIM,
+                   caption="Ranks with 95% bootstrap intervals and P(rank 1)")
+disc = cmp.discrimination.sort_values("discrimination", ascending=False)
+tables.write_table(disc, "03_discrimination", out_dir, simulated=SIM,
+                   caption="Discrimination per metric: D with noncentral-F interval, share of distinguishable pairs")
+disc[disc["metric"].isin(MAIN_METRICS)][["metric", "discrimination", "ci_low", "ci_high", "share_distinguishable"]]""",
+            """import pandas as pd
+
+contrasts = pd.DataFrame([
+    cmp.discrimination_contrast(a, b)
+    for a in ("avg_pairwise_accuracy", "avg_pairwise_kendall_tau")
+    for b in ("avg_emotion_f1",)
+])
+tables.write_table(contrasts, "03_discrimination_contrasts", out_dir, simulated=SIM,
+                   caption="Do preference metrics discriminate more than emotion F1? (D difference, conservative interval)")
+contrasts""",
+            """fig = figures.rank_intervals(cmp.ranks, metric="composite_score", simulated=SIM)
+figures.save_figure(fig, "03_rank_intervals_composite", out_dir)
+fig = figures.discrimination_plot(cmp.discrimination[cmp.discrimination["metric"].isin(MAIN_METRICS)], simulated=SIM)
+figures.save_figure(fig, "03_discrimination", out_dir)
+diff, sig = views.difference_matrix(cmp.pairs, "composite_score")
+fig = figures.difference_heatmap(diff, sig, metric="composite", simulated=SIM)
+figures.save_figure(fig, "03_paired_differences_composite", out_dir)""",
         ],
     ),
 }
@@ -73,7 +158,11 @@ def write_all() -> list[Path]:
     written = []
     for stem, (title, cells) in NOTEBOOKS.items():
         nb = nbformat.v4.new_notebook()
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nb.metadata["kernelspec"] = {
+            "name": "python3",
+            "display_name": "Python 3",
+            "language": "python",
+        }
         nb.cells.append(nbformat.v4.new_markdown_cell(title))
         params = nbformat.v4.new_code_cell(PARAMETERS)
         params.metadata["tags"] = ["parameters"]

@@ -57,7 +57,9 @@ def save_figure(fig: Figure, name: str, out_dir: str | os.PathLike[str]) -> list
     paths = [folder / f"{name}.png", folder / f"{name}.pdf"]
     options = {"dpi": 300, "bbox_inches": "tight", "pad_inches": 0.03}
     fig.savefig(paths[0], metadata={"Software": None}, **options)
-    fig.savefig(paths[1], metadata={"Creator": None, "Producer": None, "CreationDate": None}, **options)
+    fig.savefig(
+        paths[1], metadata={"Creator": None, "Producer": None, "CreationDate": None}, **options
+    )
     plt.close(fig)
     return paths
 
@@ -268,5 +270,124 @@ def panas_trajectories(
             ax.set_title(scale)
         axes[0][0].set_ylabel("PANAS total (10-70)")
         axes[0][-1].legend(loc="best", fontsize=5.5)
+        mark_simulated(fig, simulated)
+    return fig
+
+
+def forest_panels(
+    frame: pd.DataFrame,
+    *,
+    metrics: Sequence[str],
+    xlabels: Sequence[str] | None = None,
+    simulated: bool,
+    group: str | None = "kind",
+    width: float = PAGE_WIDTH,
+) -> Figure:
+    """One forest panel per metric (rows: predictors ordered by the first metric's estimate)."""
+    data = frame[frame["metric"].isin(list(metrics))].copy()
+    data["_label"] = _label(data)
+    first = data[data["metric"] == metrics[0]].sort_values("estimate")
+    order = list(first["_label"])
+    n = len(order)
+    with style():
+        fig, axes = plt.subplots(1, len(metrics), figsize=(width, max(1.6, 0.2 * n + 0.9)),
+                                 sharey=True, squeeze=False)  # fmt: skip
+        groups = list(dict.fromkeys(data[group])) if group else ["all"]
+        for j, (ax, metric) in enumerate(zip(axes[0], metrics, strict=True)):
+            sub = data[data["metric"] == metric].set_index("_label").reindex(order)
+            y = np.arange(n)
+            for k, g in enumerate(groups):
+                sel = (sub[group] == g).to_numpy() if group else np.ones(n, dtype=bool)
+                est = sub["estimate"].to_numpy()[sel]
+                err = np.vstack(
+                    [est - sub["ci_low"].to_numpy()[sel], sub["ci_high"].to_numpy()[sel] - est]
+                )
+                ax.errorbar(
+                    est, y[sel], xerr=err, fmt="o", color=f"C{k}", label=str(g) if j == 0 else None
+                )
+            ax.set_xlabel(xlabels[j] if xlabels else metric)
+            ax.grid(axis="y", visible=False)
+        axes[0][0].set_yticks(np.arange(n), order)
+        if group and len(groups) > 1:
+            axes[0][0].legend(loc="lower right")
+        mark_simulated(fig, simulated)
+    return fig
+
+
+def rank_intervals(
+    ranks: pd.DataFrame, *, metric: str, simulated: bool, width: float = COLUMN_WIDTH
+) -> Figure:
+    """Rank (1 = best) with its bootstrap interval per predictor, and P(rank 1) as text."""
+    sub = ranks[ranks["metric"] == metric].sort_values("rank", ascending=False).copy()
+    sub["_label"] = _label(sub)
+    n = len(sub)
+    with style():
+        fig, ax = plt.subplots(figsize=(width, max(1.5, 0.22 * n + 0.7)))
+        y = np.arange(n)
+        err = np.vstack([sub["rank"] - sub["rank_ci_low"], sub["rank_ci_high"] - sub["rank"]])
+        ax.errorbar(sub["rank"], y, xerr=err, fmt="o", color="C0")
+        for yi, p in zip(y, sub["p_rank1"], strict=True):
+            if p >= 0.005:
+                ax.text(n + 0.6, yi, f"{p:.2f}", va="center", fontsize=6)
+        ax.text(n + 0.6, n - 0.3, "P(rank 1)", va="bottom", fontsize=6, style="italic")
+        ax.set_yticks(y, sub["_label"])
+        ax.set_xlim(0.5, n + 1.6)
+        ax.set_xlabel(f"rank on {metric} (1 = best; text: P(rank 1))")
+        ax.invert_xaxis()
+        ax.grid(axis="y", visible=False)
+        mark_simulated(fig, simulated)
+    return fig
+
+
+def discrimination_plot(
+    disc: pd.DataFrame, *, simulated: bool, width: float = COLUMN_WIDTH
+) -> Figure:
+    """Discrimination D (true between-predictor variance / noise) per metric, with intervals."""
+    sub = disc.dropna(subset=["discrimination"]).sort_values("discrimination")
+    n = len(sub)
+    with style():
+        fig, ax = plt.subplots(figsize=(width, max(1.5, 0.2 * n + 0.8)))
+        y = np.arange(n)
+        est = sub["discrimination"].to_numpy()
+        err = np.vstack([est - sub["ci_low"].to_numpy(), sub["ci_high"].to_numpy() - est])
+        ax.errorbar(est, y, xerr=np.clip(err, 0, None), fmt="o", color="C0")
+        ax.axvline(0, color="0.4", linewidth=0.6, linestyle="--")
+        ax.set_xscale("symlog", linthresh=1.0)
+        ax.set_xlim(left=-1.0)
+        ax.set_yticks(y, sub["metric"])
+        ax.set_xlabel("discrimination D (signal variance / noise variance)")
+        ax.grid(axis="y", visible=False)
+        mark_simulated(fig, simulated)
+    return fig
+
+
+def difference_heatmap(
+    diff: pd.DataFrame,
+    significant: pd.DataFrame,
+    *,
+    metric: str,
+    simulated: bool,
+    width: float = COLUMN_WIDTH,
+) -> Figure:
+    """Paired differences (row minus column); significant cells (after correction) get a star."""
+    limit = float(np.nanmax(np.abs(diff.to_numpy()))) if diff.notna().any().any() else 1.0
+    with style():
+        fig, ax = plt.subplots(figsize=(width, width * 0.9))
+        im = ax.imshow(diff.to_numpy(dtype=float), cmap="RdBu_r", vmin=-limit, vmax=limit)
+        ax.set_xticks(
+            range(diff.shape[1]),
+            [str(c) for c in diff.columns],
+            rotation=60,
+            ha="right",
+            fontsize=5.5,
+        )
+        ax.set_yticks(range(diff.shape[0]), [str(i) for i in diff.index], fontsize=5.5)
+        ax.grid(False)
+        for i in range(diff.shape[0]):
+            for j in range(diff.shape[1]):
+                if significant.iat[i, j]:
+                    ax.text(j, i, "*", ha="center", va="center", fontsize=7)
+        cbar = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+        cbar.set_label(f"difference in {metric} (row - column)")
         mark_simulated(fig, simulated)
     return fig

@@ -77,7 +77,13 @@ def to_latex(
 
     cols = list(df.columns)
     align = "".join("r" if pd.api.types.is_numeric_dtype(df[c]) else "l" for c in cols)
-    lines = [r"\begin{table}[ht]", r"\centering", r"\small", rf"\begin{{tabular}}{{{align}}}", r"\toprule"]
+    lines = [
+        r"\begin{table}[ht]",
+        r"\centering",
+        r"\small",
+        rf"\begin{{tabular}}{{{align}}}",
+        r"\toprule",
+    ]
     lines.append(" & ".join(latex_escape(c) for c in cols) + r" \\")
     lines.append(r"\midrule")
     for row in df.itertuples(index=False):
