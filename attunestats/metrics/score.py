@@ -191,7 +191,7 @@ def _custom_metrics(
     level: str, keys: pd.DataFrame, values: dict, release, options, counts=None
 ) -> None:
     for spec in iter_specs(level):
-        if spec.builtin:
+        if spec.builtin or spec.source is not None:  # averages come from the turn values
             continue
         if spec.aggregation == "pooled":
             c = counts[spec.pooled_task]
