@@ -318,6 +318,9 @@ class _UnitTerms:
         self.sparse = sparse.csr_array(patterns)
         self.m = patterns.sum(axis=1)
         self.inv_m1 = 1.0 / (self.m - 1.0)
+        # patterns holding a single value contribute exactly 0 observed disagreement (keeps
+        # alpha exactly 1 under perfect agreement despite rounding in the moment formulas)
+        self.varied = ((patterns > 0).sum(axis=1) > 1).astype(np.float64)
         cols = [self.m]
         if metric.kind == "nominal":
             sq = (patterns * patterns).sum(axis=1)
@@ -328,7 +331,7 @@ class _UnitTerms:
             xc = metric.x - centre  # alpha is shift invariant; centring avoids cancellation
             s1 = self.sparse @ xc
             s2 = self.sparse @ (xc * xc)
-            cols += [2.0 * (self.m * s2 - s1**2) * self.inv_m1, s1, s2]
+            cols += [2.0 * (self.m * s2 - s1**2) * self.inv_m1 * self.varied, s1, s2]
         elif metric.kind == "matrix":
             nd = self.sparse @ metric.delta  # (P, V)
             cols.append((nd * patterns).sum(axis=1) * self.inv_m1)  # diag(delta) = 0
@@ -370,9 +373,8 @@ class _UnitTerms:
             a = (n_b * r2).sum(axis=1)
             s = self._pattern_dot(r)  # (P, B): N_p . r_b
             s2 = self._pattern_dot(r2)  # (P, B): sum_c N_pc r_bc^2
-            per_pattern = (s * s - s2) * self.inv_m1[:, None]
-            b_term = np.einsum("bp,pb->b", w, per_pattern)
-            do_num = 2.0 * a - 2.0 * b_term
+            per_pattern = 2.0 * (s2 - (s * s - s2) * self.inv_m1[:, None])
+            do_num = np.einsum("bp,pb->b", w * self.varied, per_pattern)
             nr = (n_b * r).sum(axis=1)
             quad = 2.0 * tot * a - 2.0 * nr * nr
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -573,6 +575,11 @@ def krippendorff_alpha(
         raise ValueError(
             f"data has a single value in its domain ({ratings.domain.tolist()!r}); alpha is "
             "undefined without variation"
+        )
+    if level == "ordinal" and not ratings.numeric and value_domain is None:
+        raise ValueError(
+            "level='ordinal' with non-numeric values needs an ordered value_domain (the "
+            f"values, e.g. {ratings.domain[0]!r}, have no order of their own)"
         )
     metric = _metric(level, distance, ratings)
 
