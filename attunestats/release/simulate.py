@@ -231,7 +231,9 @@ def _star_correlation(r: float) -> tuple[tuple[float, ...], ...]:
 
 _PAPER_CORRELATION = _star_correlation(-0.4)
 
-CapVector = tuple[float, float, float, float, float]
+#: A per-capability value as accepted by :class:`SimulationConfig`: one number for every
+#: capability, five numbers in the order of :data:`CAPABILITIES`, or a mapping by name.
+CapLike = float | Sequence[float] | Mapping[str, float]
 
 
 # --------------------------------------------------------------------------------------------
@@ -297,7 +299,7 @@ class SimulationConfig:
     romantic relationships strongly harder on every capability (d); behaviour degrading over the
     turns, emotion flat (e); human raters best on preference and weak on holistic (f).
 
-    Per-capability values (``CapVector``) accept a number (same for all), a sequence in the
+    Per-capability values (``CapLike``) accept a number (same for all), a sequence in the
     order of :data:`CAPABILITIES` or a mapping by capability name. Effects are on the logit scale.
 
     Attributes
@@ -315,24 +317,24 @@ class SimulationConfig:
         ``n_participants`` (largest remainders) when the sum differs.
     participant_weights : tuple of float or None
         Relative frequency of each participant's conversations; ``None``: ``1/sqrt(p + 1)``.
-    skill_mean, skill_sd : CapVector
+    skill_mean, skill_sd : CapLike
         Mean ``mu_c`` and between-model sd of the evaluated models' skills ``theta``.
     skill_correlation : float or 5 x 5 matrix
         Correlation ``R`` of the standardised skills across capabilities (a number: all
         off-diagonal entries equal).
-    human_skill_mean, human_skill_sd : CapVector
+    human_skill_mean, human_skill_sd : CapLike
         Same for the human raters (same ``R``).
     rater_rho : float
         Probability that a human rater copies the consensus answer of a unit (0 <= rho < 1).
-    participant_sd, conversation_sd, topic_sd : CapVector
+    participant_sd, conversation_sd, topic_sd : CapLike
         Sd of the participant, conversation and topic random effects.
-    diagnosis_effect : mapping or pair of CapVector
+    diagnosis_effect : mapping or pair of CapLike
         ``delta`` of ``anxiety_depression`` and ``asd_adhd`` relative to ``none``.
-    diagnosis_interaction_sd, topic_interaction_sd : CapVector
+    diagnosis_interaction_sd, topic_interaction_sd : CapLike
         Sd of the predictor x diagnosis and predictor x topic interactions.
-    hardest_topic_effect : CapVector
+    hardest_topic_effect : CapLike
         Added to the effect of topic 0, "romantic relationships".
-    drift_mean, drift_sd : CapVector
+    drift_mean, drift_sd : CapLike
         Mean and between-predictor sd of the turn slope ``beta`` (per unit of ``x``, i.e. from
         the first to the last turn); the holistic entries are unused.
     binary_task_offset : mapping or 4 values
@@ -357,26 +359,26 @@ class SimulationConfig:
     n_turns_range: tuple[int, int] = (3, 12)
     diagnosis_counts: tuple[int, int, int] = (4, 4, 3)
     participant_weights: tuple[float, ...] | None = None
-    skill_mean: Any = (0.4, 1.0, 0.5, 0.0, 0.0)
-    skill_sd: Any = (0.15, 0.35, 0.8, 0.5, 0.7)
-    skill_correlation: Any = _PAPER_CORRELATION
-    human_skill_mean: Any = (0.5, 1.0, 1.8, -1.0, 0.2)
-    human_skill_sd: Any = 0.1
+    skill_mean: CapLike = (0.4, 1.0, 0.5, 0.0, 0.0)
+    skill_sd: CapLike = (0.15, 0.35, 0.8, 0.5, 0.7)
+    skill_correlation: float | Sequence[Sequence[float]] = _PAPER_CORRELATION
+    human_skill_mean: CapLike = (0.5, 1.0, 1.8, -1.0, 0.2)
+    human_skill_sd: CapLike = 0.1
     rater_rho: float = 0.5
-    participant_sd: Any = 0.3
-    diagnosis_effect: Any = (
+    participant_sd: CapLike = 0.3
+    diagnosis_effect: Mapping[str, CapLike] | Sequence[CapLike] = (
         (-0.5, 0.4, 0.0, 0.0, 0.0),
         (-0.2, 0.1, 0.0, 0.0, 0.0),
     )
-    diagnosis_interaction_sd: Any = 0.1
-    topic_sd: Any = 0.2
-    hardest_topic_effect: Any = -0.9
-    topic_interaction_sd: Any = 0.1
-    conversation_sd: Any = 0.4
-    drift_mean: Any = (0.0, -0.8, 0.0, 0.0, 0.0)
-    drift_sd: Any = (0.0, 0.15, 0.1, 0.0, 0.1)
-    binary_task_offset: Any = (0.0, -0.3, -0.1, -0.4)
-    survey_offset: Any = (-0.3, 0.0, -0.2)
+    diagnosis_interaction_sd: CapLike = 0.1
+    topic_sd: CapLike = 0.2
+    hardest_topic_effect: CapLike = -0.9
+    topic_interaction_sd: CapLike = 0.1
+    conversation_sd: CapLike = 0.4
+    drift_mean: CapLike = (0.0, -0.8, 0.0, 0.0, 0.0)
+    drift_sd: CapLike = (0.0, 0.15, 0.1, 0.0, 0.1)
+    binary_task_offset: CapLike = (0.0, -0.3, -0.1, -0.4)
+    survey_offset: CapLike = (-0.3, 0.0, -0.2)
     panas_delta_share: float = 0.1
     messiness: float = 1.0
     description: str = ""
