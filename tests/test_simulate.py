@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
 from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
@@ -168,6 +171,27 @@ def test_same_seed_byte_identical_and_different_seed_differs(tmp_path):
         json.loads(ta["runs/sim-human-2/conversation_7.json"])
         == docs.runs["sim-human-2"]["conversation_7.json"]
     )
+
+
+def test_output_does_not_depend_on_python_hash_seed():
+    """No iteration over sets of strings leaks into the files (PYTHONHASHSEED varies)."""
+    code = (
+        "import hashlib\n"
+        "from attunestats.release.simulate import SimulationConfig, simulate_documents\n"
+        "d = simulate_documents(SimulationConfig(n_conversations=8, messiness=2.0), seed=3)\n"
+        "h = hashlib.sha256()\n"
+        "for k, v in d.files().items():\n"
+        "    h.update(k.encode()); h.update(v)\n"
+        "print(h.hexdigest())\n"
+    )
+    digests = set()
+    for hash_seed in ("0", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1
 
 
 def test_first_conversations_do_not_depend_on_release_size():
@@ -815,6 +839,13 @@ def test_truth_contents(big_paper):
     np.testing.assert_allclose(
         np.array(truth["skill_correlation"]["population"]), np.array(cfg.skill_correlation)
     )
+    delta_runs = sorted(
+        [pred, run["conversationId"]]
+        for pred, files in big_paper.runs.items()
+        for run in files.values()
+        if run["post_conversation"]["panas_strategy"] == "delta"
+    )
+    assert delta_runs == sorted(truth["delta_strategy_runs"]) and delta_runs
 
 
 # ------------------------------------------------------------------------------------------
