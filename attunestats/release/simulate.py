@@ -83,7 +83,10 @@ The ground truth itself (tags, judgements, comparisons, PANAS, survey) is drawn 
 realistic rates that do not depend on the predictors (see the private ``_gt_*`` helpers).
 ``messiness`` (0 = clean) scales the rates of everything the loader must normalise (aliases,
 word intensities, nested PANAS, absent totals, missing predictions, missing run turns, ...):
-:data:`MESSINESS_RATES` lists them. Nothing the spec calls an error is produced.
+:data:`MESSINESS_RATES` lists them. Nothing the spec calls an error is produced. The
+ground-truth turns left out of runs (``missing_run_turns``) and the runs written with the
+``delta`` PANAS strategy (``delta_strategy_runs``, consistent ``pre_panas_shown`` and
+``predicted_panas_delta``) are listed in ``truth.json``.
 
 Reproducibility: every random draw comes from ``numpy.random.SeedSequence(seed, spawn_key=...)``
 children in a fixed order (effects ``(0,)``; for conversation ``k`` its structure ``(1, k)``
