@@ -18,14 +18,21 @@ sets) plugs in unchanged.
 
 Intervals
 ---------
-``method="units"`` (default): nonparametric bootstrap over the pairable units, the natural
-cluster bootstrap. Each unit's contribution is precomputed once: for fixed metrics the scalar
-``d_u = sum_ck O_u[c, k] delta2_ck`` and the count vector ``n_u``; a resample is a row ``w`` of
-unit multiplicities, so ``sum o delta2 = w @ d``, ``n_c = w @ N`` and ``D_e`` is a quadratic form
-in the resampled marginals -- all resamples at once are (B x U) @ (U x ...) products. For the
-ordinal metric nothing is held fixed: the mid-ranks are recomputed from each resample's
-marginals, so every bootstrap value equals ``krippendorff.alpha`` on the resampled units
-(tested to 1e-12). Percentile interval (linear interpolation, as ``scipy.stats.bootstrap``).
+``method="units"`` (default): nonparametric bootstrap over the pairable units (the cluster
+bootstrap; units with fewer than two ratings carry no pairs and are left out, so every resample
+has as many pairable units as the data). Each unit's contribution is computed once: for fixed
+metrics the scalar ``d_u = sum_ck O_u[c, k] delta2_ck`` and the count vector ``n_u``. A
+resample is a row ``w`` of unit multiplicities, so ``sum o delta2 = w @ d``, ``n_c = w @ N``
+and ``D_e`` follows from the resampled marginals -- a block of resamples is one (B x U)
+product. Units with equal count vectors contribute identically, so the kernel works on the
+distinct count *patterns* and draws their multiplicities directly, Multinomial(U, freq / U),
+which is exactly the distribution of drawing U units with replacement (with few raters and
+values there are a few dozen patterns for thousands of units). For the ordinal metric nothing
+is held fixed: the mid-ranks are recomputed from each resample's marginals, so every bootstrap
+value equals ``krippendorff.alpha`` on the resampled units (tested to 1e-12). Resamples without
+variation (alpha undefined) are left out with a warning. Percentile interval (linear
+interpolation, as ``scipy.stats.bootstrap``); by simulation (tests/test_agreement_coverage.py)
+its coverage is within Monte Carlo error of the nominal level at 200 units.
 
 ``method="hayes-krippendorff"``: the bootstrap of Hayes & Krippendorff (2007), as specified in
 Krippendorff's "Algorithm for bootstrapping a distribution of alpha" (2006, rev. 2011) and
