@@ -44,7 +44,8 @@ CONVENTIONS: Mapping[str, Convention] = MappingProxyType(
         "unknown_gt_emotion": Convention(
             "unknown_gt_emotion", "keep", ("keep", "drop"),
             "ground-truth emotion labels outside the 20 PANAS items: 'keep' counts them in the "
-            "ground-truth set (never matched, VA similarity 0); 'drop' removes them before scoring",
+            "ground-truth set (never matched, VA similarity 0); 'drop' removes them before scoring "
+            "(a turn tagged only with such labels then counts as untagged)",
             "emotion metrics of turns tagged e.g. 'neutral'", "port",
         ),
         "f1_intensity_both_empty": Convention(

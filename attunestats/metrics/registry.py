@@ -28,18 +28,20 @@ Adding a metric
 A methodologist adds a metric in one call; ``score()`` computes it and every table, bootstrap and
 figure picks it up. Give :class:`MetricSpec` a ``compute`` function and register it::
 
-    import numpy as np
     from attunestats.metrics.registry import MetricSpec, register_metric
 
-    def strict_emotion_match(ctx):
-        # ctx.values: the built-in turn metrics of the scored turns (one row per ``ctx.keys`` row)
+    def exact_match(ctx):
+        # ctx.values: the built-in turn metrics of the scored turns (one row per ctx.keys row)
         return (ctx.values["emotion_f1"] == 1.0).astype(float).to_numpy()
 
     register_metric(MetricSpec(
         name="emotion_exact_match", level="turn", range=(0.0, 1.0), higher_is_better=True,
         pillar="emotion_tracking", capability="emotion",
         description="1 if the predicted tag set equals the ground-truth tag set",
+        compute=exact_match,
     ))  # also registers 'avg_emotion_exact_match' (conversation level, mean over turns)
+
+    scores = attunestats.score(release)  # the new metric is in every table now
 
 ``compute(ctx)`` receives a :class:`MetricContext` and returns one float per row of ``ctx.keys``
 (``NaN`` = null): for a turn metric the rows are the scored turns (predictor, mode,
@@ -599,7 +601,7 @@ _conv(
     False,
     _HC,
     "holistic",
-    "mean |actual - predicted| over PANAS items present in both; null if none",
+    "mean |actual - predicted| over PANAS items present in both (items 1..7); null if none",
     nullable=True,
 )
 _conv(
@@ -608,7 +610,7 @@ _conv(
     True,
     _HC,
     "holistic",
-    "1 - panas_item_mae / 6; null if no item",
+    "1 - panas_item_mae / 6 (in [0, 1] for items in 1..7); null if no item",
     nullable=True,
 )
 _conv(
