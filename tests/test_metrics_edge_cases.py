@@ -562,3 +562,38 @@ def test_composite_of_a_scored_conversation_follows_the_formula():
            + c["avg_pairwise_accuracy"]) / 3  # fmt: skip
     cwa = (ps + cwq + c["four_branch_normalized"]) / 3
     assert conv_value(s, "equal_weight_composite") == pytest.approx(100 * (tla + cwa) / 2)
+
+
+def test_degenerate_releases():
+    from test_metrics_support import make_release
+
+    from attunestats.metrics.reference import score_reference
+
+    gt = {
+        "turns": [{"conversation_id": "1", "turn": 1}],
+        "conversations": [{"conversation_id": "1"}],
+    }
+    s = score(make_release(**gt))  # no predictions at all: empty tables with the right columns
+    assert s.turn.empty and s.conversation.empty and s.predictor.empty
+    assert list(s.predictor.columns) == [
+        "predictor",
+        "mode",
+        "metric",
+        "value",
+        "standard_error",
+        "n",
+    ]
+    # a run without any scored turn: turn averages are 0 as in the port (nullable ones null)
+    rel = make_release(**gt, runs=[{"predictor": "m", "mode": "default", "conversation_id": "1"}])
+    s = score(rel)
+    assert s.turn.empty
+    assert conv_value(s, "avg_emotion_f1") == 0.0
+    assert conv_value(s, "avg_pairwise_accuracy") == 0.0
+    assert math.isnan(conv_value(s, "avg_pairwise_kendall_tau"))
+    assert math.isnan(conv_value(s, "avg_emotion_hit_rate_tagged_only"))
+    ref = score_reference(rel)["conversation"].set_index("metric")["value"]
+    got = s.conversation.set_index("metric")["value"]
+    assert sorted(ref.index) == sorted(got.index)
+    np.testing.assert_allclose(got.loc[ref.index].to_numpy(), ref.to_numpy(), atol=1e-12)
+    z = s.predictor.set_index("metric").loc["composite_z", "value"]
+    assert z == 0.0  # a single predictor x mode row

@@ -246,6 +246,8 @@ def _predictor_table(
         for i in np.flatnonzero(pm_emit):
             rows.append((i, spec.name, value[i], se[i], int(n[i])))
     df = pd.DataFrame(rows, columns=["pm", "metric", "value", "standard_error", "n"])
+    df = df.astype({"pm": np.int64, "value": np.float64, "standard_error": np.float64,
+                    "n": np.int64})  # fmt: skip
     comp = df.loc[df["metric"] == "composite_score"].sort_values("pm")
     z = composite_z(comp["value"].to_numpy())
     zdf = pd.DataFrame(
