@@ -674,6 +674,8 @@ def test_errors(kwargs, match):
 def test_type_errors():
     with pytest.raises(TypeError, match="n_resamples must be an integer"):
         krippendorff_alpha(K2011, n_resamples=10.5)
+    with pytest.raises(TypeError, match="rng must be None, an int"):
+        krippendorff_alpha(K2011, n_resamples=10, rng="seed")
     sets = np.empty((2, 2), dtype=object)
     sets[:] = [[{1}, {2}], [{1}, {1}]]  # sets are unhashable: frozensets are needed
     with pytest.raises(TypeError, match="unhashable"):

@@ -313,12 +313,3 @@ def _check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}; got {value!r}")
     return value
-
-
-def _seed_of(rng: Any) -> int | None:
-    """The integer seed behind ``rng`` when there is one (recorded in result settings)."""
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-        return int(rng)
-    if isinstance(rng, np.random.SeedSequence) and isinstance(rng.entropy, int):
-        return int(rng.entropy)
-    return None

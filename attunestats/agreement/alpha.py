@@ -64,13 +64,13 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from attunestats._rng import RNGLike, check_rng, seed_record
 from attunestats.agreement._input import (
     DEFAULT_COLUMNS,
     _check_choice,
     _check_ratings,
     _check_unit_interval,
     _Ratings,
-    _seed_of,
 )
 from attunestats.agreement._results import ConfidenceInterval
 from attunestats.agreement.distances import (
@@ -140,7 +140,7 @@ class AlphaResult:
     method: str | None
     n_resamples: int
     confidence_level: float
-    seed: int | None
+    seed: int | str | None
     n_units: int
     n_raters: int
     n_pairable_values: int
@@ -512,7 +512,7 @@ def krippendorff_alpha(
     confidence_level: float = 0.95,
     n_resamples: int = 0,
     method: str = "units",
-    rng: int | np.random.Generator | np.random.SeedSequence | None = None,
+    rng: RNGLike = None,
     columns: Sequence[Any] = DEFAULT_COLUMNS,
 ) -> AlphaResult:
     """Krippendorff's alpha for any number of raters, missing ratings and any metric.
@@ -578,6 +578,7 @@ def krippendorff_alpha(
         raise ValueError(f"n_resamples must be >= 0; got {n_resamples}")
     n_resamples = int(n_resamples)
     method = _check_choice(method, "method", METHODS)
+    generator = check_rng(rng)
     if ratings.n_values < 2:
         raise ValueError(
             f"data has a single value in its domain ({ratings.domain.tolist()!r}); alpha is "
@@ -617,7 +618,6 @@ def krippendorff_alpha(
     n_pairs = int(round(float((m * (m - 1.0)).sum() / 2.0)))
     o = terms.coincidences()
 
-    generator = np.random.default_rng(rng)
     boot = np.empty(0)
     ci = ConfidenceInterval(float("nan"), float("nan"))
     se = float("nan")
@@ -655,7 +655,7 @@ def krippendorff_alpha(
         method=method if n_resamples > 0 else None,
         n_resamples=n_resamples,
         confidence_level=confidence_level,
-        seed=_seed_of(rng),
+        seed=seed_record(rng),
         n_units=int(pairable.sum()),
         n_raters=ratings.n_raters,
         n_pairable_values=int(round(n)),
