@@ -314,3 +314,24 @@ def test_higher_true_skill_scores_higher():
             v = wide[m].to_numpy()
             for i, j in pairs:
                 assert np.sign(v[i] - v[j]) == sign * np.sign(th[i] - th[j]), (cap, m, i, j)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_shuffling_table_rows_changes_nothing(seed):
+    """Every table's row order is irrelevant (positions and keys carry the order)."""
+    from attunestats.release.model import Release
+
+    rel = random_release(seed)
+    rng = np.random.default_rng(seed)
+    shuffled = {
+        name: df.iloc[rng.permutation(len(df))].reset_index(drop=True)
+        for name, df in rel.tables.items()
+    }
+    rel2 = Release(root=None, tables=shuffled, report=rel.report, info=rel.info)
+    a, b = score(rel), score(rel2)
+    for table, keys in (("turn", ["predictor", "mode", "conversation_id", "turn", "metric"]),
+                        ("conversation", ["predictor", "mode", "conversation_id", "metric"]),
+                        ("predictor", ["predictor", "mode", "metric"])):  # fmt: skip
+        x = getattr(a, table).sort_values(keys, ignore_index=True)
+        y = getattr(b, table).sort_values(keys, ignore_index=True)
+        pd.testing.assert_frame_equal(x, y, check_exact=False, rtol=0, atol=1e-12)
