@@ -585,6 +585,18 @@ def test_participant_anonymous_and_shared(tmp_path):
     assert rules(rel) == {"participant_anonymous": 1}
 
 
+def test_participant_conflicting_profiles_first_kept(tmp_path):
+    convs = {"conversation_1.json": conversation("1", participant_profile={"participant_id": "P", "traits": ["ADHD"]}),
+             "conversation_2.json": conversation("2", participant_profile={"participant_id": "P", "traits": []})}  # fmt: skip
+    rel = load_release(write_release(tmp_path, convs))
+    assert_table(rel, "participants", [("P", "asd_adhd", None, "ADHD", 2)])
+    assert rel.conversations["diagnosis_group"].tolist() == ["asd_adhd", "asd_adhd"]
+    ev = rel.report.events
+    assert ev.loc[ev["rule"] == "participant_conflict", ["file", "original", "result"]].values.tolist() == [
+        ["conversations/conversation_2.json", "(None, '')", "(None, 'ADHD')"]
+    ]  # fmt: skip
+
+
 def test_delta_strategy_rebuilt_from_ground_truth_pre(tmp_path):
     post = {"panas_strategy": "blind_delta", "predicted_post_panas": None,
             "predicted_panas_delta": {"totalPositiveAffect_change": -3, "totalNegativeAffect_change": 40}}  # fmt: skip
@@ -697,7 +709,8 @@ def test_test_samples_layout(tmp_path):
      (["Autism spectrum"], "asd_adhd"), (["ADHD"], "asd_adhd"), (["ASD"], "asd_adhd"),
      (["Asperger's"], "asd_adhd"), (["adhd", "anxiety"], "multiple"),
      (["No diagnosis"], "none"), (["non-anxious"], "none"), (["none"], "none"),
-     (["grad student"], "none"), (["mad about football"], "none")],
+     (["grad student"], "none"), (["mad about football"], "none"), (["ADD"], "asd_adhd"),
+     (["likes to add spice"], "none")],
 )  # fmt: skip
 def test_diagnosis_group(traits, group):
     assert diagnosis_group(traits) == group
@@ -863,10 +876,11 @@ def test_duplicate_conversation_id(tmp_path):
 
 
 def test_bad_release_json(tmp_path):
-    info = {"format": "other/2", "predictors": {"m": {"kind": "robot"}}}
+    info = {"format": "other/2", "simulated": "yes", "predictors": {"m": {"kind": "robot"}}}
     with pytest.raises(ReleaseError) as info_err:
         load_one(tmp_path, conversation(), run(), info)
     assert problems_of(info_err) == [
+        "release.json: $.simulated: must be true or false (got 'yes')",
         "release.json: $.format: unknown format (expected 'attunestats-release/1') (got 'other/2')",
         "release.json: $.predictors.m.kind: kind must be 'model' or 'human' (got 'robot')",
     ]

@@ -117,7 +117,7 @@ DIAGNOSIS_KEYWORDS: Mapping[str, tuple[str, ...]] = {
 #: Whole-word abbreviations per group.
 DIAGNOSIS_WORDS: Mapping[str, frozenset[str]] = {
     "anxiety_depression": frozenset({"gad", "mdd"}),
-    "asd_adhd": frozenset({"asd", "add"}),
+    "asd_adhd": frozenset({"asd"}),
 }
 _NEGATION_PREFIXES = ("no ", "not ", "non-", "non ", "without ", "none")
 _WORD = re.compile(r"[a-z]+")
@@ -133,7 +133,7 @@ def diagnosis_group(traits: Sequence[str] | None) -> str:
     - it signals **anxiety/depression** if it contains ``anxi``, ``depress``, ``panic`` or
       ``dysthymi``, or the word ``gad`` or ``mdd``;
     - it signals **ASD/ADHD** if it contains ``autis``, ``asperger``, ``adhd``,
-      ``attention deficit``/``attention-deficit``, or the word ``asd`` or ``add``.
+      ``attention deficit``/``attention-deficit``, or the word ``asd``, or is exactly ``add``.
 
     Parameters
     ----------
@@ -171,6 +171,8 @@ def diagnosis_group(traits: Sequence[str] | None) -> str:
         for group, keys in DIAGNOSIS_KEYWORDS.items():
             if any(k in text for k in keys) or words & DIAGNOSIS_WORDS[group]:
                 found.add(group)
+        if text == "add":  # attention deficit disorder; "add" inside a trait is the verb
+            found.add("asd_adhd")
     if len(found) == 2:
         return "multiple"
     if found:
@@ -539,12 +541,16 @@ class _Loader:
         if pid is None:
             pid = f"anon-{cid}"
             self.event("$.participant_profile.participant_id", "participant_anonymous", None, pid)
-        group = diagnosis_group(traits)
+        joined = None if traits is None else "; ".join(traits)
         if pid in self.participants:
-            self.participants[pid][4] += 1
+            row = self.participants[pid]
+            row[4] += 1
+            if (age, joined) != (row[2], row[3]):
+                # the first conversation (in id order) gives the participant's profile
+                self.event("$.participant_profile", "participant_conflict", (age, joined),
+                           (row[2], row[3]))  # fmt: skip
         else:
-            joined = None if traits is None else "; ".join(traits)
-            self.participants[pid] = [pid, group, age, joined, 1]
+            self.participants[pid] = [pid, diagnosis_group(traits), age, joined, 1]
         group = self.participants[pid][1]
 
         pre = self.panas(doc.get("prePanas"), "$.prePanas")
@@ -874,6 +880,9 @@ def _check_info(info: Any, problems: list[Problem]) -> dict[str, Any]:
             Problem("release.json", "$", f"must be an object, not {_type_name(info)}", _short(info))
         )
         return {}
+    if info.get("simulated") is not None and not isinstance(info["simulated"], bool):
+        problems.append(Problem("release.json", "$.simulated", "must be true or false",
+                                _short(info["simulated"])))  # fmt: skip
     fmt = info.get("format")
     if fmt is not None and fmt != RELEASE_FORMAT:
         problems.append(

@@ -406,6 +406,7 @@ REPORT_RULES: Mapping[str, str] = MappingProxyType(
         "number_from_string": "a number written as a string ('5') was read as a number",
         "blank_value": "an empty or 'None' string was read as a missing number",
         "panas_item_null": "a PANAS item given as null (or blank) was treated as not rated",
+        "participant_conflict": "a participant's age or traits differ between conversations; those of the first conversation (in id order) are kept",
     }
 )
 
