@@ -316,7 +316,7 @@ class _Loader:
         for rule in rules:
             self.ev.append((self.file, path, rule, original, result))
 
-    def normalized(self, fn: Any, raw: Any, path: str, *args: Any, **kw: Any) -> Any:
+    def normalized(self, fn: Any, raw: Any, path: JPath, *args: Any, **kw: Any) -> Any:
         """Apply a normalize.* rule, recording its events, or a problem (then return None)."""
         try:
             norm = fn(raw, *args, **kw)
@@ -328,13 +328,13 @@ class _Loader:
         return norm.value
 
     # -- typed accessors ------------------------------------------------------------------------
-    def obj(self, value: Any, path: str) -> dict[str, Any] | None:
+    def obj(self, value: Any, path: JPath) -> dict[str, Any] | None:
         if value is None or isinstance(value, dict):
             return value
         self.problem(path, f"must be an object or null, not {_type_name(value)}", value)
         return None
 
-    def array(self, value: Any, path: str) -> list[Any]:
+    def array(self, value: Any, path: JPath) -> list[Any]:
         if value is None:
             return []
         if isinstance(value, list):
@@ -342,20 +342,20 @@ class _Loader:
         self.problem(path, f"must be an array or null, not {_type_name(value)}", value)
         return []
 
-    def text(self, obj: Mapping[str, Any], key: str, path: str) -> str | None:
+    def text(self, obj: Mapping[str, Any], key: str, path: JPath) -> str | None:
         value = obj.get(key)
         if value is None or isinstance(value, str):
             return value
         self.problem((path, key), f"must be a string or null, not {_type_name(value)}", value)
         return None
 
-    def text_value(self, value: Any, path: str) -> str | None:
+    def text_value(self, value: Any, path: JPath) -> str | None:
         if value is None or isinstance(value, str):
             return value
         self.problem(path, f"must be a string or null, not {_type_name(value)}", value)
         return None
 
-    def number(self, obj: Mapping[str, Any], key: str, path: str) -> float:
+    def number(self, obj: Mapping[str, Any], key: str, path: JPath) -> float:
         value = obj.get(key)
         if value is None:
             return math.nan
@@ -371,7 +371,7 @@ class _Loader:
         self.problem((path, key), f"must be a number or null, not {_type_name(value)}", value)
         return math.nan
 
-    def string_list(self, value: Any, path: str) -> list[str]:
+    def string_list(self, value: Any, path: JPath) -> list[str]:
         out = []
         for i, item in enumerate(self.array(value, path)):
             if isinstance(item, str):
@@ -380,7 +380,7 @@ class _Loader:
                 self.problem((path, i), f"must be a string, not {_type_name(item)}", item)
         return out
 
-    def aliased(self, obj: Mapping[str, Any], names: Sequence[str], path: str) -> Any:
+    def aliased(self, obj: Mapping[str, Any], names: Sequence[str], path: JPath) -> Any:
         """First non-null of ``names``; records ``alias_field`` when an alias was used."""
         value = obj.get(names[0])
         if value is not None:
@@ -390,7 +390,7 @@ class _Loader:
             self.event((path, used), "alias_field", used, names[0])
         return value
 
-    def turn_number(self, turn: Any, path: str) -> int | None:
+    def turn_number(self, turn: Any, path: JPath) -> int | None:
         if not isinstance(turn, dict):
             self.problem(path, f"turn must be an object, not {_type_name(turn)}", turn)
             return None
@@ -404,7 +404,7 @@ class _Loader:
         return n
 
     def sorted_turns(
-        self, raw_turns: list[Any], path: str
+        self, raw_turns: list[Any], path: JPath
     ) -> list[tuple[int, str, dict[str, Any]]]:
         seen: dict[int, JPath] = {}
         out = []
@@ -423,7 +423,7 @@ class _Loader:
         out.sort(key=lambda x: x[0])
         return out
 
-    def panas(self, raw: Any, path: str) -> nz.PanasBlock:
+    def panas(self, raw: Any, path: JPath) -> nz.PanasBlock:
         try:
             block = nz.parse_panas(raw)
         except nz.NormalizationError as exc:
@@ -438,7 +438,7 @@ class _Loader:
         return block
 
     def survey_block(
-        self, raw: Any, path: str
+        self, raw: Any, path: JPath
     ) -> tuple[list[str], str | None, str | None, list[str], dict[str, float]]:
         cw = self.obj(raw, path)
         if cw is None:
@@ -470,12 +470,12 @@ class _Loader:
             return out
         return self.normalized(nz.response_label, raw, path)
 
-    def binary(self, raw: Any, path: str) -> str | None:
+    def binary(self, raw: Any, path: JPath) -> str | None:
         if raw is None or (isinstance(raw, str) and raw in _CANON_BINARY):
             return raw
         return self.normalized(nz.binary_value, raw, path)
 
-    def emotion_tag(self, tag: Any, path: str, *, ground_truth: bool) -> tuple[Any, ...] | None:
+    def emotion_tag(self, tag: Any, path: JPath, *, ground_truth: bool) -> tuple[Any, ...] | None:
         if not isinstance(tag, dict):
             self.problem(path, f"emotion tag must be an object, not {_type_name(tag)}", tag)
             return None
@@ -580,7 +580,7 @@ class _Loader:
             q2, q3, *(fb.get(b, math.nan) for b in FOUR_BRANCHES),
         )  # fmt: skip
 
-    def gt_turn(self, cid: str, n: int, path: str, turn: dict[str, Any]) -> None:
+    def gt_turn(self, cid: str, n: int, path: JPath, turn: dict[str, Any]) -> None:
         user = self.text(turn, "userMessage", path)
         reply = self.text(turn, "llmResponse", path)
         tags_path = (path, "moodShiftTags")
@@ -733,7 +733,7 @@ class _Loader:
             *(fb.get(b, math.nan) for b in FOUR_BRANCHES), api_cost, duration,
         )  # fmt: skip
 
-    def run_turn(self, run_idx: int, n: int, path: str, turn: dict[str, Any]) -> None:
+    def run_turn(self, run_idx: int, n: int, path: JPath, turn: dict[str, Any]) -> None:
         # emotion tags (unknown labels dropped, positions kept)
         tags_path = (path, "em_emotion_tags")
         for pos, tag in enumerate(self.array(turn.get("em_emotion_tags"), tags_path)):
