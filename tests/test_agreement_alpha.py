@@ -131,6 +131,9 @@ def test_wikipedia_example():
     assert_allclose(krippendorff_alpha(WIKI).statistic, 0.691, atol=5e-4)
     assert_allclose(krippendorff_alpha(WIKI).statistic, 0.691358, atol=5e-7)
     assert_allclose(krippendorff_alpha(WIKI, level="interval").statistic, 0.810845, atol=5e-7)
+    # oracles.md [computed only] values (krippendorff 0.9)
+    assert_allclose(krippendorff_alpha(WIKI, level="ordinal").statistic, 0.806721, atol=5e-7)
+    assert_allclose(krippendorff_alpha(WIKI, level="ratio").statistic, 0.808944, atol=5e-7)
 
 
 def test_hayes_krippendorff_2007_example():
@@ -138,6 +141,9 @@ def test_hayes_krippendorff_2007_example():
     assert_allclose(res.statistic, 0.7598, atol=5e-5)  # published to 4 d.p.
     assert res.n_pairs == 239  # "a random sample of 239 pairs of judgments"
     assert res.n_units == 40
+    # a third-party implementation quoted in oracles.md (not authoritative): 0.477 and 0.757
+    assert_allclose(krippendorff_alpha(HK2007).statistic, 0.477, atol=5e-4)
+    assert_allclose(krippendorff_alpha(HK2007, level="interval").statistic, 0.757, atol=5e-4)
 
 
 @pytest.mark.parametrize(
