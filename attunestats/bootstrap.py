@@ -67,8 +67,10 @@ class ResamplingPlan:
     unit : {"conversation", "participant"}
         Resampling unit; ``"participant"`` is the two-stage participant -> conversation plan.
     strata : str or None
-        Column of the design (e.g. ``"topic"``) within which conversations are resampled. Only
-        with ``unit="conversation"``.
+        Column of the design within which units are resampled: with ``unit="conversation"`` any
+        conversation attribute (e.g. ``"topic"``); with ``unit="participant"`` a participant
+        attribute (e.g. ``"diagnosis_group"``: participants are drawn within their group, so every
+        resample keeps each group's number of participants).
     """
 
     unit: Unit = "conversation"
@@ -77,21 +79,16 @@ class ResamplingPlan:
     def __post_init__(self) -> None:
         if self.unit not in UNITS:
             raise ValueError(f"unit must be one of {UNITS}; got {self.unit!r}")
-        if self.strata is not None:
-            if not isinstance(self.strata, str) or not self.strata:
-                raise TypeError(f"strata must be a column name or None; got {self.strata!r}")
-            if self.unit != "conversation":
-                raise ValueError(
-                    f"strata={self.strata!r} is only supported with unit='conversation' "
-                    f"(got unit={self.unit!r})"
-                )
+        if self.strata is not None and (not isinstance(self.strata, str) or not self.strata):
+            raise TypeError(f"strata must be a column name or None; got {self.strata!r}")
 
     def describe(self) -> str:
         """One sentence describing the plan (recorded with every result)."""
         if self.unit == "participant":
+            within = f" within strata of {self.strata!r}" if self.strata else ""
             return (
-                "two-stage: participants drawn with replacement, then each drawn participant's "
-                "conversations drawn with replacement"
+                f"two-stage: participants drawn with replacement{within}, then each drawn "
+                "participant's conversations drawn with replacement"
             )
         if self.strata:
             return f"conversations drawn with replacement within strata of {self.strata!r}"
@@ -116,7 +113,12 @@ class ResamplingPlan:
             return weights
         groups = _group_indices(design, "participant_id")
         n_groups = len(groups)
-        drawn = _uniform_counts(np.arange(n_groups), n_groups, n_resamples, rng)  # (B, P)
+        if self.strata is None:
+            drawn = _uniform_counts(np.arange(n_groups), n_groups, n_resamples, rng)  # (B, P)
+        else:
+            drawn = np.zeros((n_resamples, n_groups))
+            for members in _participant_strata(design, groups, self.strata):
+                drawn += _uniform_counts(members, n_groups, n_resamples, rng)
         weights = np.zeros((n_resamples, n_conv))
         for j, members in enumerate(groups):
             m = len(members)
@@ -151,6 +153,26 @@ def _uniform_counts(
     offsets = (np.arange(n_resamples) * n_total)[:, None]
     counts = np.bincount((draws + offsets).ravel(), minlength=n_resamples * n_total)
     return counts.reshape(n_resamples, n_total).astype(np.float64)
+
+
+def _participant_strata(
+    design: pd.DataFrame, groups: list[np.ndarray], column: str
+) -> list[np.ndarray]:
+    """Participant indices (into ``groups``) per value of a participant-level ``column``."""
+    if column not in design.columns:
+        raise ValueError(f"the design has no column {column!r}; columns: {list(design.columns)}")
+    values = []
+    for members in groups:
+        distinct = design[column].iloc[members].unique()
+        if len(distinct) != 1:
+            pid = design["participant_id"].iloc[members[0]]
+            raise ValueError(
+                f"strata column {column!r} is not constant within participant {pid!r} "
+                f"(values {list(distinct)}); participant strata need a participant attribute"
+            )
+        values.append(distinct[0])
+    codes, uniques = pd.factorize(pd.Series(values), sort=True)
+    return [np.flatnonzero(codes == k) for k in range(len(uniques))]
 
 
 def _group_indices(design: pd.DataFrame, column: str) -> list[np.ndarray]:

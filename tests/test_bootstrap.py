@@ -123,6 +123,23 @@ def test_participant_weights_two_stage():
     assert set(np.unique(jk)) == {0.0, 1.0}
 
 
+def test_participant_weights_within_strata_keep_group_sizes():
+    design = _design()
+    groups = {f"p{j}": ("a" if j < 2 else "b") for j in range(5)}
+    design["group"] = design["participant_id"].map(groups)
+    plan = ResamplingPlan(unit="participant", strata="group")
+    w = plan.weights(design, 500, np.random.default_rng(1))
+    sizes = design.groupby("participant_id").size()
+    codes = design["participant_id"].to_numpy()
+    times = np.column_stack([w[:, codes == pid].sum(axis=1) / sizes[pid] for pid in sizes.index])
+    names = list(sizes.index)
+    in_a = [groups[p] == "a" for p in names]
+    # participants are drawn within their group: 2 draws in group a, 3 in group b, every resample
+    np.testing.assert_array_equal(times[:, in_a].sum(axis=1), 2)
+    np.testing.assert_array_equal(times[:, ~np.array(in_a)].sum(axis=1), 3)
+    assert "within strata of 'group'" in plan.describe()
+
+
 def test_seeded_results_do_not_depend_on_row_order():
     rng = np.random.default_rng(5)
     values = rng.normal(size=(40, 3))
@@ -200,8 +217,10 @@ def test_bad_arguments(kwargs, error, match):
 def test_bad_plans():
     with pytest.raises(ValueError, match="unit must be one of"):
         ResamplingPlan(unit="turn")
-    with pytest.raises(ValueError, match="only supported with unit='conversation'"):
-        ResamplingPlan(unit="participant", strata="topic")
+    with pytest.raises(ValueError, match="not constant within participant"):
+        ResamplingPlan(unit="participant", strata="topic").weights(
+            _design(), 3, np.random.default_rng(0)
+        )
     with pytest.raises(ValueError, match="has no column 'topic'"):
         ResamplingPlan(strata="topic").weights(
             pd.DataFrame({"conversation_id": ["1", "2"]}), 3, np.random.default_rng(0)
