@@ -29,10 +29,13 @@ Simulation from a clustered normal model (:class:`ContrastModel`, any mean metri
     cluster-size spread from a scored release (real or simulated; moment/ANOVA estimators).
     :func:`power_curve` simulates datasets over a grid of conversation and participant counts and
     tests each with the cluster-aware test of the design: the cluster-robust (CR1) t test of the
-    pooled mean (``paired``; for equal cluster sizes identical to the t test on participant
-    means), the two-sample test of the pooled group means with cluster-robust variances
-    (``between``), or the within-participant (participant-demeaned) regression slope with
-    cluster-robust variance (``within``), all with ``G - 1`` (``G - 2``) degrees of freedom;
+    pooled mean with ``G - 1`` degrees of freedom (``paired``; for equal cluster sizes identical
+    to the t test on participant means), the difference of the pooled group means with
+    cluster-robust variances per group and ``G - 2`` degrees of freedom (``between``; for equal
+    cluster sizes and equal groups identical to the two-sample t test on participant means), or
+    the participant fixed-effects regression slope (participant-demeaned OLS, ``n - G - 1``
+    degrees of freedom; ``within``), exact for this random-intercept model (a participant x
+    contrast random slope, not modelled here, would need a cluster-robust variance);
     ``test="bootstrap"`` uses the package's cluster bootstrap instead (``paired`` only: one
     cluster bootstrap of the mean, two-sided bootstrap p-value of :mod:`attunestats.compare`).
     Every test here is shift-equivariant with a shift-invariant standard error, so each simulated
@@ -199,8 +202,8 @@ def _variance_factor(
         deff = 1.0 + ((cv**2 + 1.0) * m - 1.0) * icc
         n1 = n * allocation
         return deff * (1.0 / n1 + 1.0 / (n - n1)), p - 2.0
-    # within: participant effects cancel in the within-participant comparison
-    return (1.0 - icc) / (n * allocation * (1.0 - allocation)), p - 1.0
+    # within: participant fixed effects absorb u; E[sum of demeaned x^2] = (n - G) pi (1 - pi)
+    return (1.0 - icc) / ((n - p) * allocation * (1.0 - allocation)), n - p - 1.0
 
 
 def _power_from_ncp(
@@ -214,9 +217,18 @@ def _power_from_ncp(
         return stats.norm.cdf(ncp - c) if alternative == "greater" else stats.norm.cdf(-ncp - c)
     if alternative == "two-sided":
         c = stats.t.ppf(1 - alpha / 2, df)
-        return stats.nct.sf(c, df, ncp) + stats.nct.cdf(-c, df, ncp)
+        return _nct_upper(c, df, ncp) + _nct_upper(c, df, -ncp)
     c = stats.t.ppf(1 - alpha, df)
-    return stats.nct.sf(c, df, ncp) if alternative == "greater" else stats.nct.cdf(-c, df, ncp)
+    return _nct_upper(c, df, ncp) if alternative == "greater" else _nct_upper(c, df, -ncp)
+
+
+def _nct_upper(c: Any, df: Any, ncp: Any) -> np.ndarray:
+    """``P(T >= c)`` for noncentral t; scipy returns NaN in far tails, which are 0 or 1 there."""
+    out = np.asarray(stats.nct.sf(c, df, ncp), dtype=float)
+    bad = np.isnan(out)
+    if bad.any():
+        out = np.where(bad, np.where(np.asarray(ncp) > np.asarray(c), 1.0, 0.0), out)
+    return out
 
 
 def analytic_power(
@@ -250,15 +262,19 @@ def analytic_power(
     cv : float
         Coefficient of variation of the cluster sizes (0 = equal sizes).
     design : {"paired", "between", "within"}
-        See the module docstring. ``"within"`` assumes the contrast is balanced within
-        participants, so participant effects cancel (variance ``(1 - icc) sd^2``).
+        See the module docstring. ``"within"``: participant fixed effects remove the
+        participant effects, leaving ``(1 - icc) sd^2`` per conversation; the expected
+        within-participant spread of the focal indicator is ``(n - G) a (1 - a)``
+        (``a = allocation``), so ``Var = (1 - icc) sd^2 / ((n - G) a (1 - a))`` with
+        ``n - G - 1`` degrees of freedom (approximate: the spread is random).
     allocation : float
         Share of participants (``between``) or conversations (``within``) in the focal group.
     alpha, alternative : as in :func:`scipy.stats.ttest_1samp`.
     method : {"z", "t"}
         ``"z"``: normal test with ``n_eff = n / deff`` (the design-effect approximation);
-        ``"t"``: noncentral t with ``G - 1`` (``G - 2`` for ``between``) degrees of freedom,
-        exact for the cluster-level t test with equal cluster sizes and normal data.
+        ``"t"``: noncentral t with ``G - 1`` (``G - 2`` for ``between``, ``n - G - 1`` for
+        ``within``) degrees of freedom, exact for the cluster-level t test with equal cluster
+        sizes and normal data.
 
     Returns
     -------
@@ -289,6 +305,11 @@ def analytic_power(
             )
         if design == "between" and np.any(p < 3):
             raise ValueError(f"design='between' needs n_participants >= 3; got {n_participants!r}")
+        if design == "within" and np.any(n < p + 2):
+            raise ValueError(
+                "design='within' needs n_conversations >= n_participants + 2 (a contrast within "
+                "participants)"
+            )
     var, df = _variance_factor(design, n, p, icc, float(cv), allocation)
     ncp = eff / (float(sd) * np.sqrt(var))
     out = _power_from_ncp(ncp, np.broadcast_to(df, ncp.shape), alpha, alternative, method)
@@ -738,25 +759,23 @@ def _cluster_test(
             parts.append(_cr1_mean(yy, cc, len(uc)))
         (m1, s1), (m0, s0) = parts
         return m1 - m0, math.sqrt(s1**2 + s0**2), g - 2.0
-    # within: participant-demeaned slope with CR1 variance (OLS when not clustered)
+    # within: participant fixed-effects slope (participant-demeaned OLS), n - G - 1 df
     xf = x.astype(float)
     if clustered:
         m = np.bincount(codes, minlength=g).astype(float)
         yd = y - (np.bincount(codes, weights=y, minlength=g) / m)[codes]
         xd = xf - (np.bincount(codes, weights=xf, minlength=g) / m)[codes]
+        df = y.size - g - 1.0
     else:
         yd, xd = y - y.mean(), xf - xf.mean()
+        df = y.size - 2.0
     sxx = float(np.sum(xd**2))
-    if sxx <= 0:
-        return math.nan, math.nan, math.nan
+    if sxx <= 1e-12 or df < 1:
+        return math.nan, math.nan, math.nan  # the contrast does not vary within participants
     b = float(np.sum(xd * yd) / sxx)
     r = yd - b * xd
-    if clustered:
-        s = np.bincount(codes, weights=xd * r, minlength=g)
-        var = g / (g - 1) * float(np.sum(s**2)) / sxx**2
-        return b, math.sqrt(var), g - 1.0
-    var = float(np.sum(r**2)) / (y.size - 2) / sxx
-    return b, math.sqrt(var), y.size - 2.0
+    var = float(np.sum(r**2)) / df / sxx
+    return b, math.sqrt(var), df
 
 
 def power_curve_replicate(config: Mapping[str, Any], seed: int) -> pd.DataFrame:
@@ -834,7 +853,9 @@ def _wilson(k: np.ndarray, n: np.ndarray, level: float = 0.95) -> tuple[np.ndarr
 
 def _rejections(sims: pd.DataFrame, effect: float, alpha: float, alternative: str) -> np.ndarray:
     """Rejection indicators of the cluster t test at ``effect`` (datasets shifted by it)."""
-    t = (sims["estimate0"].to_numpy() + effect) / sims["standard_error"].to_numpy()
+    se = sims["standard_error"].to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(se > 0, (sims["estimate0"].to_numpy() + effect) / se, np.nan)
     df = sims["df"].to_numpy()
     if alternative == "two-sided":
         p = 2 * stats.t.sf(np.abs(t), df)
