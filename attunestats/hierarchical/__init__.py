@@ -1,0 +1,63 @@
+"""Hierarchical Bayesian models of AttuneBench outcomes (PyMC 6, ArviZ 1.x, nutpie).
+
+Models (:mod:`.model` documents the linear predictor, priors and likelihoods):
+
+- :func:`behaviour_model` / :func:`behaviour_model_from_scores`: turn-level binary behaviour
+  correctness (binomial counts per predictor x conversation x turn);
+- :func:`emotion_model` / :func:`emotion_model_from_scores`: turn-level emotion F1 or
+  valence-arousal score (ordered beta: exact 0 and 1 allowed);
+- :func:`preference_model` / :func:`preference_model_from_scores`: pairwise preference
+  correctness (Bernoulli per comparison);
+- :func:`holistic_model` / :func:`holistic_model_from_scores`: conversation-level four-branch or
+  PANAS prediction error.
+
+:func:`fit` samples (nutpie when installed, else PyMC's NUTS) and runs the diagnostics gate;
+:mod:`.summaries` turns a :class:`FitResult` into tidy tables (variance decomposition, topic
+effects, diagnosis contrasts, turn drift, predictor effects, posterior predictive checks);
+:mod:`.recovery` compares a fit with the truth of a simulated release.
+
+PyMC is imported only when a model is built or fitted.
+"""
+
+from __future__ import annotations
+
+from attunestats.hierarchical.data import (
+    behaviour_model,
+    behaviour_model_from_scores,
+    binomial_model,
+    bounded_model,
+    emotion_model,
+    emotion_model_from_scores,
+    holistic_model,
+    holistic_model_from_scores,
+    preference_model,
+    preference_model_from_scores,
+)
+from attunestats.hierarchical.fit import (
+    FitResult,
+    clear_compile_cache,
+    diagnose,
+    fit,
+    nutpie_available,
+)
+from attunestats.hierarchical.model import PRIORS, HierarchicalModel
+
+__all__ = [
+    "PRIORS",
+    "FitResult",
+    "HierarchicalModel",
+    "behaviour_model",
+    "behaviour_model_from_scores",
+    "binomial_model",
+    "bounded_model",
+    "clear_compile_cache",
+    "diagnose",
+    "emotion_model",
+    "emotion_model_from_scores",
+    "fit",
+    "holistic_model",
+    "holistic_model_from_scores",
+    "nutpie_available",
+    "preference_model",
+    "preference_model_from_scores",
+]

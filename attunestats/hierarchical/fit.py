@@ -1,0 +1,484 @@
+"""Fitting with a diagnostics gate; compiled models cached between fits of one structure.
+
+:func:`fit` samples a :class:`~.model.HierarchicalModel` with nutpie when it is installed (much
+faster on these models, see ``benchmarks/bench_hierarchical.py``) and with PyMC's NUTS
+otherwise, then checks every parameter: rank-normalised split R-hat <= ``max_rhat`` (1.01),
+bulk and tail ESS >= ``min_ess`` (400) and no divergent transition. The :class:`FitResult` says
+which parameters failed; the summaries of :mod:`.summaries` raise
+:class:`~attunestats.errors.DiagnosticsError` on a failed fit unless called with
+``accept_failed_diagnostics=True``.
+
+Compiled models are cached by :meth:`HierarchicalModel.structure_key` (likelihood, terms and the
+number of levels of every factor): a second fit of the same structure with new data values swaps
+the data into the compiled model (``pm.Data`` / nutpie's ``with_data``) instead of recompiling.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib.util
+import io
+import sys
+import time
+import warnings
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from attunestats._rng import RNGLike, check_rng, seed_record
+from attunestats.errors import AttunestatsWarning, DiagnosticsError
+from attunestats.hierarchical.model import HierarchicalModel
+
+Sampler = Literal["auto", "nutpie", "pymc"]
+
+#: Default diagnostics thresholds (the gate of the issue).
+MAX_RHAT = 1.01
+MIN_ESS = 400.0
+#: Cells x iterations x chains above which ``progress_bar=None`` shows a bar (a few seconds).
+_PROGRESS_WORK = 2e7
+_CACHE_SIZE = 8
+
+
+@dataclass
+class _Compiled:
+    model: Any  # pm.Model
+    nutpie: Any = None  # nutpie CompiledPyMCModel (data of the last build)
+    compile_seconds: float = 0.0
+
+
+_CACHE: OrderedDict[tuple[Any, ...], _Compiled] = OrderedDict()
+
+
+def clear_compile_cache() -> None:
+    """Forget every cached compiled model."""
+    _CACHE.clear()
+
+
+def nutpie_available() -> bool:
+    """True when the nutpie sampler can be imported."""
+    return importlib.util.find_spec("nutpie") is not None
+
+
+@dataclass(frozen=True, eq=False)
+class FitResult:
+    """A fitted hierarchical model and its diagnostics.
+
+    Attributes
+    ----------
+    model : HierarchicalModel
+        What was fitted.
+    idata : xarray.DataTree
+        ArviZ 1.x data: ``posterior`` and ``sample_stats`` (warm-up not kept).
+    diagnostics : pandas.DataFrame
+        One row per scalar parameter: ``parameter, variable, r_hat, ess_bulk, ess_tail, passed,
+        reason``.
+    divergences : int
+        Divergent transitions after warm-up.
+    passed : bool
+        Whether every parameter passed and there was no divergence.
+    failures : tuple of str
+        What failed, e.g. ``"sigma_topic: r_hat 1.03 > 1.01"``, ``"divergences: 3"``.
+    sampler : str
+        ``"nutpie"`` or ``"pymc"``.
+    seed : int
+        Integer seed given to the sampler (reproduces the draws).
+    draws, tune, chains : int
+        Sampling settings.
+    max_rhat, min_ess : float
+        Thresholds of the gate.
+    compile_seconds, sample_seconds : float
+        Wall times (compile is 0 when the compiled model came from the cache).
+    from_cache : bool
+        Whether the compiled model came from the cache.
+    rng_seed : int, str or None
+        What ``rng`` was (``_rng.seed_record``).
+    """
+
+    model: HierarchicalModel
+    idata: Any = field(repr=False)
+    diagnostics: pd.DataFrame = field(repr=False)
+    divergences: int
+    passed: bool
+    failures: tuple[str, ...]
+    sampler: str
+    seed: int
+    draws: int
+    tune: int
+    chains: int
+    max_rhat: float
+    min_ess: float
+    compile_seconds: float
+    sample_seconds: float
+    from_cache: bool
+    rng_seed: int | str | None = None
+
+    @property
+    def simulated(self) -> bool:
+        return self.model.simulated
+
+    @property
+    def label(self) -> str:
+        return self.model.label
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-parameter diagnostics table."""
+        out = self.diagnostics.copy()
+        out["simulated"] = self.simulated
+        return out
+
+    def failure_message(self) -> str:
+        shown = list(self.failures[:20])
+        more = len(self.failures) - len(shown)
+        if more > 0:
+            shown.append(f"... and {more} more")
+        return (
+            f"MCMC diagnostics failed for {self.model.outcome} (thresholds: r_hat <= "
+            f"{self.max_rhat}, bulk and tail ESS >= {self.min_ess:g}, no divergence): "
+            + "; ".join(shown)
+            + ". Run longer chains, or pass accept_failed_diagnostics=True to report anyway."
+        )
+
+    def check(self, *, accept_failed_diagnostics: bool = False) -> str:
+        """Raise :class:`DiagnosticsError` on a failed fit unless accepted.
+
+        Returns the warning text to attach to tables (``""`` for a passed fit).
+        """
+        if not isinstance(accept_failed_diagnostics, bool):
+            raise TypeError(
+                f"accept_failed_diagnostics must be a bool; got {accept_failed_diagnostics!r}"
+            )
+        if self.passed:
+            return ""
+        if not accept_failed_diagnostics:
+            raise DiagnosticsError(self.failure_message())
+        return (
+            "diagnostics failed: "
+            + "; ".join(self.failures[:5])
+            + (f" (+{len(self.failures) - 5} more)" if len(self.failures) > 5 else "")
+        )
+
+
+# --------------------------------------------------------------------------------------------
+def _check_int(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
+    return int(value)
+
+
+def _check_fit_args(
+    model: Any,
+    draws: Any,
+    tune: Any,
+    chains: Any,
+    cores: Any,
+    sampler: Any,
+    target_accept: Any,
+    max_rhat: Any,
+    min_ess: Any,
+    progress_bar: Any,
+) -> tuple[int, int, int, int, str]:
+    if not isinstance(model, HierarchicalModel):
+        raise TypeError(
+            f"model must be a HierarchicalModel (see behaviour_model etc.); "
+            f"got {type(model).__name__}"
+        )
+    draws = _check_int("draws", draws, 1)
+    tune = _check_int("tune", tune, 0)
+    chains = _check_int("chains", chains, 1)
+    cores = min(chains, 2) if cores is None else _check_int("cores", cores, 1)
+    if sampler not in ("auto", "nutpie", "pymc"):
+        raise ValueError(f"sampler must be 'auto', 'nutpie' or 'pymc'; got {sampler!r}")
+    if sampler == "auto":
+        sampler = "nutpie" if nutpie_available() else "pymc"
+    elif sampler == "nutpie" and not nutpie_available():
+        raise ValueError("sampler='nutpie' but nutpie is not installed; use sampler='pymc'")
+    if not isinstance(target_accept, float | int) or not 0 < target_accept < 1:
+        raise ValueError(f"target_accept must be in (0, 1); got {target_accept!r}")
+    if not isinstance(max_rhat, float | int) or max_rhat < 1:
+        raise ValueError(f"max_rhat must be a number >= 1; got {max_rhat!r}")
+    if not isinstance(min_ess, float | int) or min_ess < 0:
+        raise ValueError(f"min_ess must be a non-negative number; got {min_ess!r}")
+    if progress_bar is not None and not isinstance(progress_bar, bool):
+        raise TypeError(f"progress_bar must be None or a bool; got {progress_bar!r}")
+    return draws, tune, chains, cores, sampler
+
+
+def _int_seed(rng: RNGLike) -> int:
+    if isinstance(rng, int | np.integer) and not isinstance(rng, bool):
+        check_rng(rng)
+        return int(rng) % (2**63)
+    return int(check_rng(rng).integers(0, 2**63 - 1))
+
+
+def _get_compiled(model: HierarchicalModel, sampler: str) -> tuple[_Compiled, bool, float]:
+    """Compiled model for ``model``'s structure, with ``model``'s data swapped in."""
+    key = (*model.structure_key(), sampler)
+    entry = _CACHE.get(key)
+    t0 = time.perf_counter()
+    if entry is None:
+        with _quiet():
+            pm_model = model.build()
+            compiled = None
+            if sampler == "nutpie":
+                import nutpie
+
+                compiled = nutpie.compile_pymc_model(pm_model)
+        entry = _Compiled(pm_model, compiled, time.perf_counter() - t0)
+        _CACHE[key] = entry
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+        return entry, False, entry.compile_seconds
+    _CACHE.move_to_end(key)
+    data = model.data_arrays()
+    import pymc as pm
+
+    with entry.model:
+        pm.set_data(data)
+    if entry.nutpie is not None:
+        entry = dataclasses.replace(entry, nutpie=entry.nutpie.with_data(**data))
+    return entry, True, time.perf_counter() - t0
+
+
+@contextlib.contextmanager
+def _quiet() -> Any:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*BLAS.*")
+        warnings.filterwarnings("ignore", category=FutureWarning)
+        yield
+
+
+def fit(
+    model: HierarchicalModel,
+    *,
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    cores: int | None = None,
+    sampler: Sampler = "auto",
+    rng: RNGLike = None,
+    target_accept: float = 0.8,
+    max_rhat: float = MAX_RHAT,
+    min_ess: float = MIN_ESS,
+    progress_bar: bool | None = None,
+) -> FitResult:
+    """Sample the posterior of ``model`` and run the diagnostics gate.
+
+    Parameters
+    ----------
+    model : HierarchicalModel
+        From :func:`behaviour_model`, :func:`preference_model`, :func:`emotion_model`,
+        :func:`holistic_model` (or their ``*_from_scores`` forms).
+    draws, tune, chains : int
+        Draws kept per chain, warm-up iterations per chain, number of chains.
+    cores : int, optional
+        Chains run in parallel (default ``min(chains, 2)``).
+    sampler : {"auto", "nutpie", "pymc"}
+        ``"auto"``: nutpie when installed, else PyMC's NUTS.
+    rng : int, Generator or SeedSequence, optional
+        Seed: an int is given to the sampler as is; anything else draws one. The same int
+        reproduces the draws exactly (same sampler, same data).
+    target_accept : float
+        Target acceptance probability of NUTS (raise towards 0.95 on divergences).
+    max_rhat, min_ess : float
+        Thresholds of the gate (defaults 1.01 and 400, for bulk and tail ESS).
+    progress_bar : bool, optional
+        ``None``: show a progress bar when the fit is expected to take more than a few seconds
+        and standard error is a terminal.
+
+    Returns
+    -------
+    FitResult
+
+    Examples
+    --------
+    >>> res = fit(model, draws=1000, tune=1000, chains=4, rng=1)   # doctest: +SKIP
+    >>> res.passed, res.failures                                   # doctest: +SKIP
+    (True, ())
+    """
+    draws, tune, chains, cores, sampler = _check_fit_args(
+        model, draws, tune, chains, cores, sampler, target_accept, max_rhat, min_ess, progress_bar
+    )
+    seed = _int_seed(rng)
+    if progress_bar is None:
+        work = model.n_predictors * model.n_rows * (draws + tune) * chains / max(cores, 1)
+        progress_bar = bool(work > _PROGRESS_WORK and sys.stderr.isatty())
+    entry, from_cache, compile_seconds = _get_compiled(model, sampler)
+    t0 = time.perf_counter()
+    if sampler == "nutpie":
+        import nutpie
+
+        with _quiet():
+            dt = nutpie.sample(
+                entry.nutpie,
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=cores,
+                seed=seed,
+                progress_bar=progress_bar,
+                save_warmup=False,
+                target_accept=float(target_accept),
+            )
+        sample_seconds = time.perf_counter() - t0
+    else:
+        dt, extra_compile, sample_seconds = _sample_pymc(
+            entry.model, draws, tune, chains, cores, seed, progress_bar, float(target_accept)
+        )
+        compile_seconds += extra_compile
+    dt = _relabel(dt, model)
+    diag, divergences = diagnose(dt, max_rhat=max_rhat, min_ess=min_ess)
+    failures = [f"{r.parameter}: {r.reason}" for r in diag.itertuples() if not r.passed]
+    if divergences:
+        failures.append(f"divergences: {divergences}")
+    return FitResult(
+        model=model,
+        idata=dt,
+        diagnostics=diag,
+        divergences=divergences,
+        passed=not failures,
+        failures=tuple(failures),
+        sampler=sampler,
+        seed=seed,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        max_rhat=float(max_rhat),
+        min_ess=float(min_ess),
+        compile_seconds=float(compile_seconds),
+        sample_seconds=float(sample_seconds),
+        from_cache=from_cache,
+        rng_seed=seed_record(rng),
+    )
+
+
+def _sample_pymc(
+    pm_model: Any,
+    draws: int,
+    tune: int,
+    chains: int,
+    cores: int,
+    seed: int,
+    progress_bar: bool,
+    target_accept: float,
+) -> tuple[Any, float, float]:
+    """PyMC's NUTS: step compilation (init_nuts) and sampling, timed separately."""
+    import pymc as pm
+
+    t0 = time.perf_counter()
+    seeds = np.random.default_rng(seed).integers(0, 2**31 - 1, size=2)
+    with _quiet(), pm_model:
+        initial_points, step = pm.init_nuts(
+            init="jitter+adapt_diag",
+            chains=chains,
+            random_seed=int(seeds[0]),
+            target_accept=target_accept,
+            progressbar=False,
+        )
+    compile_seconds = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    out = io.StringIO()
+    with _quiet(), pm_model, contextlib.redirect_stdout(out):
+        dt = pm.sample(
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            cores=cores,
+            step=step,
+            initvals=initial_points,
+            random_seed=int(seeds[1]),
+            progressbar=progress_bar,
+            compute_convergence_checks=False,
+            return_inferencedata=True,
+        )
+    return dt, compile_seconds, time.perf_counter() - t1
+
+
+def _relabel(dt: Any, model: HierarchicalModel) -> Any:
+    """Coordinates of this model's levels (a cached compiled model carries the first one's)."""
+    coords = model.coords()
+    for group in ("posterior",):
+        ds = dt[group].to_dataset()
+        upd = {d: coords[d] for d in coords if d in ds.dims and len(coords[d]) == ds.sizes[d]}
+        if upd:
+            dt[group] = dt[group].to_dataset().assign_coords(upd)
+    return dt
+
+
+# --------------------------------------------------------------------------------------------
+def diagnose(
+    idata: Any,
+    *,
+    max_rhat: float = MAX_RHAT,
+    min_ess: float = MIN_ESS,
+    var_names: Sequence[str] | None = None,
+) -> tuple[pd.DataFrame, int]:
+    """Per-parameter R-hat, bulk and tail ESS of a posterior, and the divergence count.
+
+    Returns ``(table, divergences)``; ``table`` has ``parameter, variable, r_hat, ess_bulk,
+    ess_tail, passed, reason``. Parameters are the scalar elements of every posterior variable
+    (``name[level]`` or ``name[level, level]``). Uses ArviZ's rank-normalised split R-hat and
+    ESS (``arviz.rhat``, ``arviz.ess``).
+    """
+    import arviz as az
+
+    post = idata["posterior"].to_dataset()
+    if var_names is not None:
+        post = post[list(var_names)]
+    with _quiet():
+        rhat = az.rhat(post)
+        bulk = az.ess(post, method="bulk")
+        tail = az.ess(post, method="tail")
+    rows: list[dict[str, Any]] = []
+    for name in post.data_vars:
+        r = np.atleast_1d(rhat[name].values).ravel()
+        b = np.atleast_1d(bulk[name].values).ravel()
+        t = np.atleast_1d(tail[name].values).ravel()
+        labels = _element_labels(post[name])
+        for lab, rv, bv, tv in zip(labels, r, b, t):
+            reasons = []
+            if not np.isfinite(rv) or rv > max_rhat:
+                reasons.append(f"r_hat {rv:.3f} > {max_rhat}")
+            if not np.isfinite(bv) or bv < min_ess:
+                reasons.append(f"bulk ESS {bv:.0f} < {min_ess:g}")
+            if not np.isfinite(tv) or tv < min_ess:
+                reasons.append(f"tail ESS {tv:.0f} < {min_ess:g}")
+            rows.append(
+                {
+                    "parameter": lab,
+                    "variable": str(name),
+                    "r_hat": float(rv),
+                    "ess_bulk": float(bv),
+                    "ess_tail": float(tv),
+                    "passed": not reasons,
+                    "reason": ", ".join(reasons),
+                }
+            )
+    table = pd.DataFrame(rows)
+    if not table.empty:
+        table = table.astype({"parameter": "str", "variable": "str", "reason": "str"})
+    divergences = 0
+    if "sample_stats" in idata.children and "diverging" in idata["sample_stats"].data_vars:
+        divergences = int(idata["sample_stats"]["diverging"].values.sum())
+    return table, divergences
+
+
+def _element_labels(da: Any) -> list[str]:
+    dims = [d for d in da.dims if d not in ("chain", "draw")]
+    name = str(da.name)
+    if not dims:
+        return [name]
+    grids = []
+    for d in dims:
+        vals = da[d].values if d in da.coords else np.arange(da.sizes[d])
+        grids.append([str(v) for v in vals])
+    idx = np.indices([len(g) for g in grids]).reshape(len(dims), -1).T
+    return [name + "[" + ", ".join(grids[j][i] for j, i in enumerate(row)) + "]" for row in idx]
+
+
+def _warn_accepted(result: FitResult) -> None:
+    warnings.warn(result.failure_message(), AttunestatsWarning, stacklevel=3)
