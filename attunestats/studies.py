@@ -897,6 +897,9 @@ def run_study(
         raise ValueError(f"scheduler/client need executor='dask'; got executor={executor!r}")
     if scheduler is not None and client is not None:
         raise ValueError("give either scheduler or client, not both")
+    resolve(study.replicate)  # fail here, before anything is written, if it cannot be imported
+    if study.setup is not None:
+        resolve(study.setup)
     stream = sys.stderr if stream is None else stream
     if progress is None:
         progress = bool(getattr(stream, "isatty", lambda: False)())
