@@ -1,0 +1,1007 @@
+"""The human baseline: agreement among human raters, with the participants, and humans vs models.
+
+AttuneBench's human baseline has a few people do the evaluated model's (EM's) task on the same
+conversations. Claim (f) of the paper is that this baseline "beats most models at predicting
+preferences but is weak at predicting conversation goals". This module answers it with numbers:
+
+* :func:`rater_agreement` -- how much the human raters agree with *each other*, per annotation
+  type (Krippendorff's alpha with the right metric, plus Fleiss' kappa or the ICC where they
+  apply), with bootstrap intervals;
+* :func:`rater_vs_participant` -- each rater against the participants' own first-person
+  annotations (the participant is one more "rater"), and whether raters agree with each other more
+  than with the participants (a paired bootstrap difference);
+* :func:`humans_vs_models` -- paired bootstrap differences between the human raters (each, and
+  their mean) and every model, per metric (and pillar), from ONE bootstrap of the scores;
+* :func:`claim_f` -- the verdict on claim (f), with its rule, effect sizes, intervals and
+  corrected p-values;
+* :func:`baseline_tables` and the ``plot_*`` functions -- what notebook 07 shows.
+
+Annotation types (:data:`ANNOTATION_TYPES`)
+-------------------------------------------
+Each annotation type is a long table of ratings: one row per (unit, rater) with the rater's value.
+Predictions of a rater count only for turns the rater's run contains (``pred_turns``); a turn-level
+unit of a turn the rater did not annotate is missing, not "no".
+
+=====================  ==========================================  ==============================
+name                   unit (what one rated item is)               metric
+=====================  ==========================================  ==============================
+``emotion_tags``       a turn                                      MASI distance on label sets
+``emotion_label``      a turn, ratings with exactly one label      valence-arousal distance
+``binary_<task>``      a question of a turn (task om, human,       nominal (answer yes / no, with
+                       om_hp, human_hp), scored questions only     na or missing read as no)
+``pairwise``           a pairwise comparison of a turn             nominal (selection A / B)
+``panas_items``        a conversation x PANAS item (post)          interval
+``panas_totals``       a conversation x scale (post PA, post NA)   interval
+``four_branch``        a conversation x branch                     interval
+``q1_looking_for``     a conversation                              MASI distance on goal sets
+``q2_emotion_clarity`` a conversation                              nominal
+``q3_model_fit``       a conversation                              ordinal (options in order)
+=====================  ==========================================  ==============================
+
+Conventions, chosen to match the scorer (spec 2.2, 2.3) so that agreement and accuracy speak
+about the same thing: binary units are the ground-truth judgements whose reference for the task
+(``om``: observedBehavior, else llmValue; ``human``: preferredBehavior, else observedBehavior; the
+``_hp`` tasks the same) is yes or no, and a rater's answer is "yes" or "no" with "na", a missing
+answer or an unrecognised value read as "no"; the draft task is left out (it is about each
+predictor's own draft). Pairwise units are the ground-truth comparisons; a missing selection is a
+missing rating. Emotion labels outside the PANAS vocabulary are left out (predictions never hold
+them, spec 4); a turn the rater annotated without tags is the empty set. Survey answers that are
+not one of the official options are missing. The Q3 follow-up (free text) is not analysed.
+
+Resampling
+----------
+Units within a conversation are not independent (the same participant, topic and conversation
+drive all of them), so the default interval is a *cluster* bootstrap over conversations
+(``resample="conversation"``): conversations are drawn with replacement and every unit of a drawn
+conversation enters with the conversation's multiplicity; alpha is recomputed from the resampled
+coincidences (Krippendorff's unit-contribution kernel, :mod:`attunestats.agreement.alpha`).
+``resample="unit"`` draws the rated units themselves (turns, questions, comparisons, ...) with
+replacement, which is :func:`~attunestats.agreement.krippendorff_alpha`'s ``method="units"`` and
+ignores the clustering (narrower intervals when units of a conversation are correlated). Percentile
+intervals; resamples where alpha is undefined are left out and counted. All alphas of one
+annotation type (every rater subset, rater pair and rater-participant pair) are evaluated on the
+same resamples, so their differences are paired. The F-based ICC intervals and Fleiss' kappa
+standard errors of :mod:`attunestats.agreement` treat units as independent; they are reported as
+descriptive companions of alpha.
+
+Humans vs models
+----------------
+:func:`humans_vs_models` bootstraps every (predictor, metric) once with
+:func:`attunestats.bootstrap.bootstrap_scores` (shared conversation weights). The mean of the
+human raters is a linear combination of their labels, so it is evaluated on the same resamples
+(and jackknife values, for BCa) as a contrast: every difference is paired. p-values are the
+bootstrap p-values of :func:`attunestats.compare.bootstrap_pvalue`; the multiplicity correction
+(``"holm"``, ``"bh"`` or ``"none"``, required) is applied within each family of comparisons.
+
+Everything computed from a simulated release carries ``simulated=True`` (and the figures the
+:data:`~attunestats.constants.SIMULATED_LABEL`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from attunestats import constants as K
+from attunestats._rng import RNGLike, check_rng, seed_record
+from attunestats.errors import AttunestatsWarning
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from attunestats.bootstrap import BootstrapResult
+    from attunestats.metrics.score import Scores
+    from attunestats.release.model import Release
+
+__all__ = [
+    "ANNOTATION_TYPES",
+    "CLAIM_F_RULE",
+    "CLAIM_F_STATEMENT",
+    "PARTICIPANT",
+    "AnnotationType",
+    "ClaimFResult",
+    "HumansVsModelsResult",
+    "ParticipantAgreementResult",
+    "RaterAgreementResult",
+    "annotation_ratings",
+    "baseline_tables",
+    "claim_f",
+    "humans_vs_models",
+    "plot_claim_f",
+    "plot_humans_vs_models",
+    "plot_rater_agreement",
+    "plot_rater_vs_participant",
+    "rater_agreement",
+    "rater_vs_participant",
+]
+
+#: Name of the participant when treated as one more rater.
+PARTICIPANT = "participant"
+RESAMPLE = ("conversation", "unit")
+_BLOCK = 256  # resamples per block (memory ~ block x clusters x 8 bytes)
+
+
+# --------------------------------------------------------------------------------------------
+# annotation types
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AnnotationType:
+    """One kind of annotation and how agreement on it is measured.
+
+    Attributes
+    ----------
+    name : str
+        Key of :data:`ANNOTATION_TYPES` and value of the ``annotation`` column.
+    description : str
+        One line.
+    unit : str
+        What one rated unit is (e.g. "turn", "comparison", "conversation x item").
+    unit_columns : tuple of str
+        Columns identifying a unit in the long rating tables (always starting with
+        ``conversation_id``).
+    level : str or None
+        Krippendorff level (``nominal``, ``ordinal``, ``interval``), or None with ``distance``.
+    distance : str or None
+        Named distance of :mod:`attunestats.agreement.distances` (``masi``, ``valence_arousal``).
+    value_domain : tuple or None
+        Ordered values (for the ordinal Q3 options).
+    nominal : bool
+        Categorical values: Fleiss' and Cohen's kappa and exact percent agreement apply.
+    interval : bool
+        Numeric values: the ICC applies.
+    """
+
+    name: str
+    description: str
+    unit: str
+    unit_columns: tuple[str, ...]
+    level: str | None = None
+    distance: str | None = None
+    value_domain: tuple[Any, ...] | None = None
+    nominal: bool = False
+    interval: bool = False
+
+    @property
+    def metric(self) -> str:
+        """The level or the distance name."""
+        return self.distance if self.distance is not None else str(self.level)
+
+
+def _types() -> dict[str, AnnotationType]:
+    c, t = ("conversation_id",), ("conversation_id", "turn")
+    out: list[AnnotationType] = [
+        AnnotationType(
+            "emotion_tags", "set of emotion labels of a turn", "turn", t, distance="masi"
+        ),
+        AnnotationType(
+            "emotion_label",
+            "the emotion label of a turn, where the rating is a single label",
+            "turn (single-label ratings)",
+            t,
+            distance="valence_arousal",
+        ),
+    ]
+    for task, what in (
+        ("om", "did the OM show the behaviour (reference observedBehavior)"),
+        ("human", "how would the HP answer (reference preferredBehavior)"),
+        ("om_hp", "did the OM show the behaviour, HP-facing wording"),
+        ("human_hp", "how would the HP answer, HP-facing wording"),
+    ):
+        out.append(
+            AnnotationType(
+                f"binary_{task}",
+                f"binary judgement: {what}",
+                "question of a turn",
+                (*t, "question_id"),
+                level="nominal",
+                nominal=True,
+            )
+        )
+    out += [
+        AnnotationType(
+            "pairwise",
+            "pairwise preference selection (A or B)",
+            "comparison",
+            (*t, "comparison"),
+            level="nominal",
+            nominal=True,
+        ),
+        AnnotationType(
+            "panas_items",
+            "post-conversation PANAS item ratings (1-7)",
+            "conversation x PANAS item",
+            (*c, "item"),
+            level="interval",
+            interval=True,
+        ),
+        AnnotationType(
+            "panas_totals",
+            "post-conversation PANAS totals (PA, NA; 10-70)",
+            "conversation x scale",
+            (*c, "scale"),
+            level="interval",
+            interval=True,
+        ),
+        AnnotationType(
+            "four_branch",
+            "four-branch scores (1-7)",
+            "conversation x branch",
+            (*c, "branch"),
+            level="interval",
+            interval=True,
+        ),
+        AnnotationType(
+            "q1_looking_for",
+            "Q1: set of goals the participant was looking for",
+            "conversation",
+            c,
+            distance="masi",
+        ),
+        AnnotationType(
+            "q2_emotion_clarity",
+            "Q2: emotion clarity (one of 4 options)",
+            "conversation",
+            c,
+            level="nominal",
+            nominal=True,
+        ),
+        AnnotationType(
+            "q3_model_fit",
+            "Q3: model fit (4 ordered options)",
+            "conversation",
+            c,
+            level="ordinal",
+            value_domain=tuple(K.Q3_OPTIONS),
+            nominal=True,
+        ),
+    ]
+    return {a.name: a for a in out}
+
+
+#: Every annotation type, in table order.
+ANNOTATION_TYPES: Mapping[str, AnnotationType] = MappingProxyType(_types())
+_ANNOTATION_ORDER = tuple(ANNOTATION_TYPES)
+_BINARY_TASKS = ("om", "human", "om_hp", "human_hp")
+
+
+# --------------------------------------------------------------------------------------------
+# argument checks
+# --------------------------------------------------------------------------------------------
+def _check_release(release: Any) -> None:
+    from attunestats.release.model import Release
+
+    if not isinstance(release, Release):
+        raise TypeError(f"release must be an attunestats Release; got {type(release).__name__}")
+
+
+def _check_annotations(annotations: Any) -> list[str]:
+    if annotations is None:
+        return list(_ANNOTATION_ORDER)
+    if isinstance(annotations, str):
+        annotations = [annotations]
+    try:
+        names = list(annotations)
+    except TypeError:
+        raise TypeError(
+            f"annotations must be a sequence of annotation type names; got {annotations!r}"
+        ) from None
+    unknown = [a for a in names if a not in ANNOTATION_TYPES]
+    if unknown or not names:
+        raise ValueError(
+            f"annotations must be names of ANNOTATION_TYPES {list(_ANNOTATION_ORDER)}; got "
+            f"{annotations!r}"
+        )
+    return [a for a in _ANNOTATION_ORDER if a in names]
+
+
+def _check_raters(release: Release, predictors: Any, *, minimum: int) -> list[str]:
+    table = release.tables["predictors"]
+    if predictors is None:
+        names = sorted(table.loc[table["kind"] == "human", "predictor"].astype(str).tolist())
+        if len(names) < minimum:
+            raise ValueError(
+                f"the release has {len(names)} human rater(s) (predictors of kind 'human'); "
+                f"need at least {minimum}; pass predictors= to choose raters"
+            )
+        return names
+    if isinstance(predictors, str):
+        predictors = [predictors]
+    names = list(dict.fromkeys(str(p) for p in predictors))
+    unknown = sorted(set(names) - set(table["predictor"].astype(str)))
+    if unknown:
+        raise ValueError(
+            f"predictors {unknown} are not in the release; available: {release.predictor_names}"
+        )
+    if PARTICIPANT in names:
+        raise ValueError(f"predictor name {PARTICIPANT!r} is reserved for the participants")
+    if len(names) < minimum:
+        raise ValueError(f"predictors must name at least {minimum} rater(s); got {predictors!r}")
+    return sorted(names)
+
+
+def _check_mode(release: Release, mode: Any, raters: Sequence[str]) -> str:
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be a string; got {mode!r}")
+    runs = release.tables["runs"]
+    have = runs.loc[runs["predictor"].isin(list(raters)), "mode"].astype(str)
+    if len(have) and mode not in set(have):
+        raise ValueError(f"mode={mode!r} has no runs of {list(raters)}; modes: {sorted(set(have))}")
+    return mode
+
+
+def _check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}; got {value!r}")
+    return value
+
+
+def _check_level(confidence_level: Any) -> float:
+    if isinstance(confidence_level, bool) or not isinstance(
+        confidence_level, int | float | np.floating
+    ):
+        raise TypeError(f"confidence_level must be a number in (0, 1); got {confidence_level!r}")
+    if not 0.0 < float(confidence_level) < 1.0:
+        raise ValueError(f"confidence_level must be in (0, 1); got {confidence_level!r}")
+    return float(confidence_level)
+
+
+def _check_resamples(n_resamples: Any, minimum: int = 0) -> int:
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer):
+        raise TypeError(f"n_resamples must be an integer; got {n_resamples!r}")
+    if n_resamples < minimum:
+        raise ValueError(f"n_resamples must be >= {minimum}; got {n_resamples}")
+    return int(n_resamples)
+
+
+def _check_correction(correction: Any) -> str:
+    from attunestats.compare import CORRECTIONS
+
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {list(CORRECTIONS)}; got {correction!r}")
+    return str(correction)
+
+
+# --------------------------------------------------------------------------------------------
+# rating tables
+# --------------------------------------------------------------------------------------------
+def _str(s: pd.Series) -> pd.Series:
+    return s.astype(object)
+
+
+def _rated_turns(release: Release, raters: Sequence[str], mode: str) -> pd.DataFrame:
+    pt = release.tables["pred_turns"]
+    sel = pt["predictor"].isin(list(raters)) & (pt["mode"] == mode)
+    out = pt.loc[sel, ["predictor", "conversation_id", "turn"]].drop_duplicates()
+    return out.rename(columns={"predictor": "rater"}).reset_index(drop=True)
+
+
+def _runs(release: Release, raters: Sequence[str], mode: str) -> pd.DataFrame:
+    runs = release.tables["runs"]
+    sel = runs["predictor"].isin(list(raters)) & (runs["mode"] == mode)
+    return runs.loc[sel].rename(columns={"predictor": "rater"}).reset_index(drop=True)
+
+
+def _label_sets(
+    tags: pd.DataFrame, keys: list[str], base: pd.DataFrame, labels: frozenset[str]
+) -> pd.DataFrame:
+    """``base`` (one row per rated key) with ``value`` = frozenset of the known labels there."""
+    known = tags.loc[tags["emotion"].isin(list(labels))]
+    grouped = known.groupby(keys, sort=False)["emotion"].agg(lambda s: frozenset(s.tolist()))
+    out = base.merge(grouped.rename("value").reset_index(), on=keys, how="left")
+    empty = frozenset()
+    out["value"] = [v if isinstance(v, frozenset) else empty for v in out["value"]]
+    return out
+
+
+def _emotion_sets(
+    release: Release, raters: Sequence[str], mode: str, participant: bool
+) -> pd.DataFrame:
+    labels = frozenset(K.EMOTION_LABELS)
+    keys = ["rater", "conversation_id", "turn"]
+    pt = release.tables["pred_emotion_tags"]
+    pt = pt.loc[pt["predictor"].isin(list(raters)) & (pt["mode"] == mode)]
+    pt = pt.rename(columns={"predictor": "rater"})
+    frames = [_label_sets(pt, keys, _rated_turns(release, raters, mode), labels)]
+    if participant:
+        turns = release.tables["turns"][["conversation_id", "turn"]].assign(rater=PARTICIPANT)
+        gt = release.tables["emotion_tags"].assign(rater=PARTICIPANT)
+        frames.append(_label_sets(gt, keys, turns[keys], labels))
+    return pd.concat(frames, ignore_index=True)[["conversation_id", "turn", "rater", "value"]]
+
+
+def _binary_references(release: Release) -> pd.DataFrame:
+    bj = release.tables["binary_judgements"]
+    if K.BINARY_HIDDEN_QUESTIONS:
+        bj = bj.loc[~bj["question_id"].isin(list(K.BINARY_HIDDEN_QUESTIONS))]
+    observed = _str(bj["observed"])
+    om = observed.where(observed.notna(), _str(bj["llm_value"]))
+    human = _str(bj["preferred"]).where(bj["preferred"].notna(), observed)
+    base = bj[["conversation_id", "turn", "question_id"]].reset_index(drop=True)
+    out = []
+    for task in _BINARY_TASKS:
+        ref = (om if task in ("om", "om_hp") else human).reset_index(drop=True)
+        scored = ref.isin(["yes", "no"]).to_numpy()
+        out.append(base.loc[scored].assign(task=task, reference=ref[scored].to_numpy()))
+    return pd.concat(out, ignore_index=True)
+
+
+def _binary(
+    release: Release, raters: Sequence[str], mode: str, participant: bool, task: str
+) -> pd.DataFrame:
+    refs = _binary_references(release)
+    refs = refs.loc[refs["task"] == task].drop(columns="task")
+    keys = ["conversation_id", "turn", "question_id"]
+    units = _rated_turns(release, raters, mode).merge(refs[keys], on=["conversation_id", "turn"])
+    pb = release.tables["pred_binary"]
+    pb = pb.loc[pb["predictor"].isin(list(raters)) & (pb["mode"] == mode) & (pb["task"] == task)]
+    pb = pb.rename(columns={"predictor": "rater"})[["rater", *keys, "value"]]
+    pb = pb.drop_duplicates(["rater", *keys], keep="last")
+    rated = units.merge(pb, on=["rater", *keys], how="left")
+    rated["value"] = np.where(rated["value"].astype(object) == "yes", "yes", "no")
+    frames = [rated]
+    if participant:
+        frames.append(refs.assign(rater=PARTICIPANT).rename(columns={"reference": "value"}))
+    out = pd.concat(frames, ignore_index=True)
+    return out[[*keys, "rater", "value"]].astype({"value": object})
+
+
+def _pairwise(
+    release: Release, raters: Sequence[str], mode: str, participant: bool
+) -> pd.DataFrame:
+    keys = ["conversation_id", "turn", "comparison"]
+    pc = release.tables["pairwise_comparisons"]
+    units = _rated_turns(release, raters, mode).merge(pc[keys], on=["conversation_id", "turn"])
+    pp = release.tables["pred_pairwise"]
+    pp = pp.loc[pp["predictor"].isin(list(raters)) & (pp["mode"] == mode)]
+    pp = pp.rename(columns={"predictor": "rater", "selection": "value"})[["rater", *keys, "value"]]
+    rated = units.merge(pp.drop_duplicates(["rater", *keys], keep="last"), on=["rater", *keys])
+    frames = [rated]
+    if participant:
+        gt = pc[[*keys, "winner"]].rename(columns={"winner": "value"}).assign(rater=PARTICIPANT)
+        frames.append(gt)
+    out = pd.concat(frames, ignore_index=True)
+    out = out.loc[out["value"].astype(object).isin(["A", "B"])]
+    return out[[*keys, "rater", "value"]].astype({"value": object}).reset_index(drop=True)
+
+
+def _panas_items(
+    release: Release, raters: Sequence[str], mode: str, participant: bool
+) -> pd.DataFrame:
+    pi = release.tables["pred_panas_items"]
+    pi = pi.loc[pi["predictor"].isin(list(raters)) & (pi["mode"] == mode)]
+    frames = [
+        pi.rename(columns={"predictor": "rater"})[["conversation_id", "item", "rater", "value"]]
+    ]
+    if participant:
+        gt = release.tables["panas_items"]
+        gt = gt.loc[gt["time"] == "post", ["conversation_id", "item", "value"]]
+        frames.append(gt.assign(rater=PARTICIPANT))
+    out = pd.concat(frames, ignore_index=True)
+    return out.loc[out["value"].notna()].reset_index(drop=True)
+
+
+def _wide_to_long(
+    frame: pd.DataFrame, columns: Mapping[str, str], key: str, value_name: str = "value"
+) -> pd.DataFrame:
+    long = frame.melt(
+        id_vars=["conversation_id", "rater"],
+        value_vars=list(columns),
+        var_name=key,
+        value_name=value_name,
+    )
+    long[key] = long[key].map(dict(columns))
+    return long
+
+
+def _conversation_level(
+    release: Release,
+    raters: Sequence[str],
+    mode: str,
+    participant: bool,
+    columns: Mapping[str, str],
+    key: str,
+) -> pd.DataFrame:
+    runs = _runs(release, raters, mode)[["conversation_id", "rater", *columns]]
+    frames = [runs]
+    if participant:
+        conv = release.tables["conversations"]
+        gt = conv[["conversation_id", *[c.replace("pred_", "") for c in columns]]]
+        gt = gt.rename(columns={c.replace("pred_", ""): c for c in columns})
+        frames.append(gt.assign(rater=PARTICIPANT))
+    wide = pd.concat(frames, ignore_index=True)
+    long = _wide_to_long(wide, columns, key)
+    long = long.loc[long["value"].notna()]
+    return long[["conversation_id", key, "rater", "value"]].reset_index(drop=True)
+
+
+def _survey_option(
+    release: Release,
+    raters: Sequence[str],
+    mode: str,
+    participant: bool,
+    column: str,
+    options: Sequence[str],
+) -> pd.DataFrame:
+    runs = _runs(release, raters, mode)[["conversation_id", "rater", column]]
+    frames = [runs]
+    if participant:
+        gt = release.tables["conversations"][["conversation_id", column]]
+        frames.append(gt.assign(rater=PARTICIPANT))
+    out = pd.concat(frames, ignore_index=True).rename(columns={column: "value"})
+    out = out.loc[out["value"].astype(object).isin(list(options))]
+    return (
+        out[["conversation_id", "rater", "value"]].astype({"value": object}).reset_index(drop=True)
+    )
+
+
+def _q1_sets(release: Release, raters: Sequence[str], mode: str, participant: bool) -> pd.DataFrame:
+    ps = release.tables["pred_survey_choices"]
+    ps = ps.loc[
+        ps["predictor"].isin(list(raters))
+        & (ps["mode"] == mode)
+        & (ps["question"] == "q1_looking_for")
+    ].rename(columns={"predictor": "rater"})
+    frames = [ps[["conversation_id", "rater", "value"]]]
+    if participant:
+        gt = release.tables["survey_choices"]
+        gt = gt.loc[gt["question"] == "q1_looking_for", ["conversation_id", "value"]]
+        frames.append(gt.assign(rater=PARTICIPANT))
+    rows = pd.concat(frames, ignore_index=True)
+    rows = rows.loc[rows["value"].notna()]
+    sets = rows.groupby(["conversation_id", "rater"], sort=True)["value"].agg(
+        lambda s: frozenset(s.astype(str).tolist())
+    )
+    return sets.reset_index()[["conversation_id", "rater", "value"]]
+
+
+def _ratings_of(
+    name: str, release: Release, raters: Sequence[str], mode: str, participant: bool
+) -> pd.DataFrame:
+    if name == "emotion_tags":
+        return _emotion_sets(release, raters, mode, participant)
+    if name == "emotion_label":
+        sets = _emotion_sets(release, raters, mode, participant)
+        single = np.array([len(v) == 1 for v in sets["value"]], dtype=bool)
+        out = sets.loc[single].copy()
+        out["value"] = [next(iter(v)) for v in out["value"]]
+        return out.astype({"value": object}).reset_index(drop=True)
+    if name.startswith("binary_"):
+        return _binary(release, raters, mode, participant, name.removeprefix("binary_"))
+    if name == "pairwise":
+        return _pairwise(release, raters, mode, participant)
+    if name == "panas_items":
+        return _panas_items(release, raters, mode, participant)
+    if name == "panas_totals":
+        return _conversation_level(
+            release, raters, mode, participant,
+            {"pred_post_pa": "positive_affect", "pred_post_na": "negative_affect"}, "scale",
+        )  # fmt: skip
+    if name == "four_branch":
+        cols = {f"fb_{b}": b for b in K.FOUR_BRANCHES}
+        return _conversation_level(release, raters, mode, participant, cols, "branch")
+    if name == "q1_looking_for":
+        return _q1_sets(release, raters, mode, participant)
+    if name == "q2_emotion_clarity":
+        return _survey_option(
+            release, raters, mode, participant, "q2_emotion_clarity", K.Q2_OPTIONS
+        )
+    if name == "q3_model_fit":
+        return _survey_option(release, raters, mode, participant, "q3_model_fit", K.Q3_OPTIONS)
+    raise ValueError(f"unknown annotation type {name!r}")  # pragma: no cover - checked earlier
+
+
+def annotation_ratings(
+    release: Release,
+    *,
+    predictors: Sequence[str] | None = None,
+    mode: str = "default",
+    include_participant: bool = False,
+    annotations: Sequence[str] | None = None,
+) -> dict[str, pd.DataFrame]:
+    """The long rating tables of each annotation type (see the module docstring).
+
+    Parameters
+    ----------
+    release : Release
+    predictors : sequence of str, optional
+        Raters (default: every predictor of kind ``"human"``).
+    mode : str, default "default"
+        Run mode of the predictions.
+    include_participant : bool, default False
+        Add the participants' own annotations as rater :data:`PARTICIPANT`.
+    annotations : sequence of str, optional
+        Names of :data:`ANNOTATION_TYPES` (default: all).
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        Per annotation type: the unit columns (``AnnotationType.unit_columns``), ``rater`` and
+        ``value`` (object: strings, numbers or frozensets of labels), one row per rating.
+    """
+    _check_release(release)
+    names = _check_annotations(annotations)
+    raters = _check_raters(release, predictors, minimum=1)
+    mode = _check_mode(release, mode, raters)
+    return {n: _ratings_of(n, release, raters, mode, bool(include_participant)) for n in names}
+
+
+# --------------------------------------------------------------------------------------------
+# the alpha kernel: many rater subsets, one set of resamples
+# --------------------------------------------------------------------------------------------
+class _AlphaKernel:
+    """Krippendorff's alpha of any subset of raters, on shared cluster-bootstrap resamples.
+
+    Built on :class:`attunestats.agreement.alpha._UnitTerms` (the unit-contribution kernel of
+    :func:`~attunestats.agreement.krippendorff_alpha`): for a subset of raters the pairable units
+    are collapsed into count patterns; a resample is a vector of cluster multiplicities ``w``
+    (conversations or units), and the pattern multiplicities are ``w @ M`` with ``M[g, p]`` the
+    number of pairable units of cluster ``g`` with pattern ``p``.
+    """
+
+    def __init__(self, frame: pd.DataFrame, spec: AnnotationType) -> None:
+        from attunestats.agreement._input import _check_ratings
+        from attunestats.agreement.alpha import _metric
+
+        self.spec = spec
+        cols = list(spec.unit_columns)
+        self.ratings = _check_ratings(
+            frame, columns=(cols, "rater", "value"), value_domain=spec.value_domain
+        )
+        self.metric = _metric(spec.level, spec.distance, self.ratings)
+        ids = self.ratings.unit_ids
+        if isinstance(ids, pd.MultiIndex):
+            conv = ids.get_level_values("conversation_id").astype(str).tolist()
+        elif len(cols) > 1:  # an Index of (conversation_id, ...) tuples
+            conv = [str(u[0]) for u in ids]
+        else:
+            conv = [str(u) for u in ids]
+        codes, uniques = pd.factorize(pd.Index(conv, dtype=object), sort=True)
+        self.unit_conversation = np.asarray(codes)
+        self.conversations = tuple(str(u) for u in uniques)
+        self.raters = tuple(str(r) for r in self.ratings.rater_ids)
+
+    @property
+    def n_units(self) -> int:
+        return self.ratings.n_units
+
+    def rows(self, raters: Sequence[str]) -> np.ndarray:
+        pos = {r: i for i, r in enumerate(self.raters)}
+        return np.array([pos[r] for r in raters], dtype=np.int64)
+
+    def counts(self, rows: np.ndarray) -> np.ndarray:
+        """Value counts per unit (U x V) for the raters ``rows``."""
+        codes = self.ratings.codes[rows]
+        n_units, n_values = self.ratings.n_units, self.ratings.n_values
+        valid = codes >= 0
+        units = np.broadcast_to(np.arange(n_units), codes.shape)[valid]
+        flat = units * n_values + codes[valid]
+        out = np.bincount(flat, minlength=n_units * n_values).reshape(n_units, n_values)
+        return out.astype(np.float64)
+
+    def subset(self, rows: np.ndarray, cluster_of_unit: np.ndarray, n_clusters: int) -> _Subset:
+        from attunestats.agreement.alpha import _UnitTerms
+
+        counts = self.counts(rows)
+        m = counts.sum(axis=1)
+        pairable = m >= 2
+        present = counts[pairable].sum(axis=0)
+        if not pairable.any() or int((present > 0).sum()) < 2:
+            return _Subset(None, None, int(pairable.sum()), counts[pairable])
+        terms = _UnitTerms(counts[pairable], self.metric)
+        patterns, inverse = np.unique(counts[pairable], axis=0, return_inverse=True)
+        if patterns.shape != terms.patterns.shape or not np.array_equal(patterns, terms.patterns):
+            raise RuntimeError("internal: pattern order differs from the agreement kernel")
+        clusters = cluster_of_unit[pairable]
+        mapping = sparse.csr_array(
+            (np.ones(clusters.size), (clusters, inverse.ravel())),
+            shape=(n_clusters, terms.n_patterns),
+        )
+        return _Subset(terms, mapping, int(pairable.sum()), counts[pairable])
+
+
+@dataclass
+class _Subset:
+    terms: Any
+    mapping: Any
+    n_units: int
+    counts: np.ndarray
+
+    def statistic(self) -> float:
+        if self.terms is None:
+            return float("nan")
+        return float(self.terms.alpha(self.terms.freq[None, :])[0])
+
+    def resampled(self, cluster_weights: np.ndarray) -> np.ndarray:
+        if self.terms is None:
+            return np.full(cluster_weights.shape[0], np.nan)
+        w = np.asarray((self.mapping.T @ cluster_weights.T).T)
+        return self.terms.alpha(w)
+
+    def percent_agreement(self) -> float:
+        """Share of agreeing pairs among all pairs of ratings of a unit (exact equality)."""
+        c = self.counts
+        if c.size == 0:
+            return float("nan")
+        m = c.sum(axis=1)
+        pairs = float((m * (m - 1.0)).sum())
+        return float((c * (c - 1.0)).sum() / pairs) if pairs > 0 else float("nan")
+
+
+def _cluster_weights(
+    rng: np.random.Generator, n_clusters: int, n_resamples: int
+) -> list[np.ndarray]:
+    """Blocks (B_block x G) of multiplicities of G clusters drawn G times with replacement."""
+    out = []
+    done = 0
+    while done < n_resamples:
+        size = min(_BLOCK, n_resamples - done)
+        idx = rng.integers(0, n_clusters, size=(size, n_clusters))
+        flat = (idx + (np.arange(size) * n_clusters)[:, None]).ravel()
+        w = np.bincount(flat, minlength=size * n_clusters).reshape(size, n_clusters)
+        out.append(w.astype(np.float64))
+        done += size
+    return out
+
+
+def _alpha_subsets(
+    kernel: _AlphaKernel,
+    subsets: Sequence[Sequence[str]],
+    *,
+    resample: str,
+    n_resamples: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray, list[_Subset]]:
+    """Alpha of each rater subset and its bootstrap distribution (B x S) on shared resamples."""
+    if resample == "conversation":
+        cluster_of_unit, n_clusters = kernel.unit_conversation, len(kernel.conversations)
+    else:
+        cluster_of_unit, n_clusters = np.arange(kernel.n_units), kernel.n_units
+    subs = [kernel.subset(kernel.rows(s), cluster_of_unit, n_clusters) for s in subsets]
+    estimate = np.array([s.statistic() for s in subs])
+    dist = np.full((n_resamples, len(subs)), np.nan)
+    if n_resamples:
+        pos = 0
+        for w in _cluster_weights(rng, n_clusters, n_resamples):
+            for j, s in enumerate(subs):
+                dist[pos : pos + w.shape[0], j] = s.resampled(w)
+            pos += w.shape[0]
+    return estimate, dist, subs
+
+
+def _percentile(dist: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Percentile interval and SE per column, NaN resamples left out."""
+    a = 1.0 - level
+    n = dist.shape[1]
+    lo, hi, se = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
+    for j in range(n):
+        x = dist[:, j][np.isfinite(dist[:, j])]
+        if x.size >= 2:
+            lo[j], hi[j] = np.quantile(x, [a / 2, 1 - a / 2])
+            se[j] = np.std(x, ddof=1)
+    return lo, hi, se
+
+
+def _spawned(generator: np.random.Generator) -> dict[str, np.random.Generator]:
+    """One child generator per annotation type (all spawned, so a subset gets the same ones)."""
+    children = generator.spawn(len(_ANNOTATION_ORDER))
+    return dict(zip(_ANNOTATION_ORDER, children, strict=True))
+
+
+def _warn_undefined(name: str, n_bad: int, total: int) -> None:
+    if n_bad:
+        warnings.warn(
+            f"{name}: alpha is undefined in {n_bad} of {total} bootstrap resamples (no variation "
+            "among the resampled values); they are left out of the interval",
+            AttunestatsWarning,
+            stacklevel=3,
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# rater agreement
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RaterAgreementResult:
+    """Agreement among raters per annotation type.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per annotation type: ``annotation``, ``description``, ``unit``, ``metric``,
+        ``alpha`` (Krippendorff), ``ci_low``, ``ci_high``, ``standard_error``,
+        ``percent_agreement`` (share of agreeing pairs of ratings; exact equality, NaN for interval
+        data), ``fleiss_kappa`` (nominal types), ``icc`` (ICC(A,1), interval types) with
+        ``icc_ci_low``/``icc_ci_high`` (F-based, units independent), ``n_units`` (pairable),
+        ``n_conversations``, ``n_raters``, ``n_undefined_resamples`` and the settings
+        (``resample``, ``n_resamples``, ``confidence_level``, ``seed``, ``simulated``).
+    raters : tuple of str
+    resample : str
+        ``"conversation"`` (cluster bootstrap) or ``"unit"``.
+    bootstrap_distribution : dict of str to ndarray
+        Alpha in each resample, per annotation type.
+    """
+
+    table: pd.DataFrame
+    raters: tuple[str, ...]
+    resample: str
+    n_resamples: int
+    confidence_level: float
+    seed: int | str | None
+    simulated: bool
+    bootstrap_distribution: Mapping[str, np.ndarray] = field(repr=False, default_factory=dict)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The agreement table (a copy)."""
+        return self.table.copy()
+
+
+def _fleiss(frame: pd.DataFrame, spec: AnnotationType) -> float:
+    from attunestats.agreement import fleiss_kappa
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = fleiss_kappa(
+                frame,
+                columns=(list(spec.unit_columns), "rater", "value"),
+                value_domain=spec.value_domain,
+            )
+        return float(res.statistic)
+    except ValueError:
+        return float("nan")
+
+
+def _icc(frame: pd.DataFrame, spec: AnnotationType, level: float) -> tuple[float, float, float]:
+    from attunestats.agreement import icc
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", AttunestatsWarning)
+            res = icc(
+                frame,
+                columns=(list(spec.unit_columns), "rater", "value"),
+                confidence_level=level,
+            )
+        i = res.forms.index("ICC(A,1)")
+        return (
+            float(res.statistic[i]),
+            float(res.confidence_interval.low[i]),
+            float(res.confidence_interval.high[i]),
+        )
+    except ValueError:
+        return (float("nan"),) * 3
+
+
+def _simulated(release: Release) -> bool:
+    return bool(release.simulated)
+
+
+def rater_agreement(
+    release: Release,
+    *,
+    predictors: Sequence[str] | None = None,
+    mode: str = "default",
+    annotations: Sequence[str] | None = None,
+    resample: Literal["conversation", "unit"] = "conversation",
+    n_resamples: int = 2000,
+    confidence_level: float = 0.95,
+    rng: RNGLike = None,
+) -> RaterAgreementResult:
+    """Agreement among the human raters on every annotation type.
+
+    Parameters
+    ----------
+    release : Release
+    predictors : sequence of str, optional
+        The raters (default: every predictor of kind ``"human"``); at least two.
+    mode : str, default "default"
+        Run mode of their predictions.
+    annotations : sequence of str, optional
+        Names of :data:`ANNOTATION_TYPES` (default: all).
+    resample : {"conversation", "unit"}, default "conversation"
+        Cluster bootstrap over conversations, or bootstrap over the rated units (see the module
+        docstring).
+    n_resamples : int, default 2000
+        Bootstrap resamples (0: no interval).
+    confidence_level : float, default 0.95
+    rng : int, Generator or SeedSequence, optional
+
+    Returns
+    -------
+    RaterAgreementResult
+
+    Examples
+    --------
+    >>> import attunestats as at
+    >>> res = rater_agreement(at.load_bundled_release(), n_resamples=500, rng=1)  # doctest: +SKIP
+    >>> res.to_frame()[["annotation", "alpha", "ci_low", "ci_high"]]             # doctest: +SKIP
+    """
+    _check_release(release)
+    names = _check_annotations(annotations)
+    raters = _check_raters(release, predictors, minimum=2)
+    mode = _check_mode(release, mode, raters)
+    resample = _check_choice(resample, "resample", RESAMPLE)  # type: ignore[assignment]
+    n_resamples = _check_resamples(n_resamples)
+    level = _check_level(confidence_level)
+    children = _spawned(check_rng(rng))
+    rows, dists = [], {}
+    for name in names:
+        spec = ANNOTATION_TYPES[name]
+        frame = _ratings_of(name, release, raters, mode, participant=False)
+        row: dict[str, Any] = {
+            "annotation": name,
+            "description": spec.description,
+            "unit": spec.unit,
+            "metric": spec.metric,
+        }
+        alpha = lo = hi = se = pa = fk = float("nan")
+        icc_v = (float("nan"),) * 3
+        n_units = n_conv = n_bad = 0
+        if len(frame):
+            try:
+                kernel = _AlphaKernel(frame, spec)
+            except ValueError:  # e.g. a single value in the domain
+                kernel = None
+            if kernel is not None:
+                est, dist, subs = _alpha_subsets(
+                    kernel, [raters], resample=resample, n_resamples=n_resamples,
+                    rng=children[name],
+                )  # fmt: skip
+                alpha = float(est[0])
+                lo_a, hi_a, se_a = _percentile(dist, level)
+                lo, hi, se = float(lo_a[0]), float(hi_a[0]), float(se_a[0])
+                n_bad = int(np.sum(~np.isfinite(dist[:, 0]))) if n_resamples else 0
+                _warn_undefined(name, n_bad, n_resamples)
+                dists[name] = dist[:, 0]
+                n_units = subs[0].n_units
+                pairable_conv = kernel.unit_conversation[
+                    kernel.counts(kernel.rows(raters)).sum(1) >= 2
+                ]
+                n_conv = int(np.unique(pairable_conv).size)
+                if not spec.interval:
+                    pa = subs[0].percent_agreement()
+            if spec.nominal and spec.level == "nominal":
+                fk = _fleiss(frame, spec)
+            if spec.interval:
+                icc_v = _icc(frame, spec, level)
+        row.update(
+            alpha=alpha,
+            ci_low=lo,
+            ci_high=hi,
+            standard_error=se,
+            percent_agreement=pa,
+            fleiss_kappa=fk,
+            icc=icc_v[0],
+            icc_ci_low=icc_v[1],
+            icc_ci_high=icc_v[2],
+            n_units=n_units,
+            n_conversations=n_conv,
+            n_raters=len(raters),
+            n_undefined_resamples=n_bad,
+        )
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    seed = seed_record(rng)
+    table["resample"] = resample
+    table["n_resamples"] = n_resamples
+    table["confidence_level"] = level
+    table["seed"] = pd.Series([seed] * len(table), dtype=object)
+    table["simulated"] = _simulated(release)
+    return RaterAgreementResult(
+        table=table,
+        raters=tuple(raters),
+        resample=resample,
+        n_resamples=n_resamples,
+        confidence_level=level,
+        seed=seed,
+        simulated=_simulated(release),
+        bootstrap_distribution=MappingProxyType(dists),
+    )
