@@ -83,6 +83,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from itertools import combinations
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -1003,5 +1004,216 @@ def rater_agreement(
         confidence_level=level,
         seed=seed,
         simulated=_simulated(release),
+        bootstrap_distribution=MappingProxyType(dists),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# raters vs participants
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ParticipantAgreementResult:
+    """Agreement of each rater with the participants, next to agreement between raters.
+
+    Attributes
+    ----------
+    pairs : pandas.DataFrame
+        One row per annotation type and pair of "raters": ``comparison`` (``"rater-rater"`` or
+        ``"rater-participant"``), ``rater_a``, ``rater_b`` (the participant is
+        :data:`PARTICIPANT`), ``alpha`` with ``ci_low``, ``ci_high``, ``standard_error``,
+        ``percent_agreement`` (exact equality; NaN for interval data), ``kappa`` (Cohen's;
+        unweighted for nominal types, quadratic weights for the ordinal Q3, NaN otherwise) and
+        ``kappa_weights``, ``n_units`` (units both rated), and the settings.
+    summary : pandas.DataFrame
+        One row per annotation type: ``alpha_rater_rater`` (mean over rater pairs),
+        ``alpha_rater_participant`` (mean over raters), ``difference`` = rater-rater minus
+        rater-participant, with a paired bootstrap ``ci_low``, ``ci_high``, ``standard_error``
+        and two-sided bootstrap ``pvalue``; positive differences mean the raters agree with each
+        other more than with the participants.
+    """
+
+    pairs: pd.DataFrame
+    summary: pd.DataFrame
+    raters: tuple[str, ...]
+    resample: str
+    n_resamples: int
+    confidence_level: float
+    seed: int | str | None
+    simulated: bool
+    bootstrap_distribution: Mapping[str, np.ndarray] = field(repr=False, default_factory=dict)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The pair table (a copy)."""
+        return self.pairs.copy()
+
+
+def _cohen(frame: pd.DataFrame, spec: AnnotationType, a: str, b: str) -> tuple[float, str]:
+    from attunestats.agreement import cohen_kappa
+
+    if not spec.nominal:
+        return float("nan"), ""
+    weights = "quadratic" if spec.level == "ordinal" else None
+    sub = frame.loc[frame["rater"].isin([a, b])]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = cohen_kappa(
+                sub,
+                columns=(list(spec.unit_columns), "rater", "value"),
+                weights=weights,
+                value_domain=spec.value_domain,
+            )
+        return float(res.statistic), weights or "identity"
+    except ValueError:
+        return float("nan"), weights or "identity"
+
+
+def rater_vs_participant(
+    release: Release,
+    *,
+    predictors: Sequence[str] | None = None,
+    mode: str = "default",
+    annotations: Sequence[str] | None = None,
+    resample: Literal["conversation", "unit"] = "conversation",
+    n_resamples: int = 2000,
+    confidence_level: float = 0.95,
+    rng: RNGLike = None,
+) -> ParticipantAgreementResult:
+    """Each rater against the participants' own annotations, and against the other raters.
+
+    The participant is treated as one more rater (:data:`PARTICIPANT`: the ground-truth emotion
+    tags, binary references, pairwise winners, post PANAS, four-branch scores and survey
+    answers). For every annotation type, alpha (and Cohen's kappa where it applies) is computed for
+    every rater-participant pair and every rater-rater pair on the same bootstrap resamples, so the
+    difference "mean rater-rater alpha minus mean rater-participant alpha" has a paired interval.
+
+    Parameters
+    ----------
+    release : Release
+    predictors : sequence of str, optional
+        The raters (default: every predictor of kind ``"human"``); at least one.
+    mode, annotations, resample, n_resamples, confidence_level, rng
+        As in :func:`rater_agreement`.
+
+    Returns
+    -------
+    ParticipantAgreementResult
+    """
+    from attunestats.compare import bootstrap_pvalue
+
+    _check_release(release)
+    names = _check_annotations(annotations)
+    raters = _check_raters(release, predictors, minimum=1)
+    mode = _check_mode(release, mode, raters)
+    resample = _check_choice(resample, "resample", RESAMPLE)  # type: ignore[assignment]
+    n_resamples = _check_resamples(n_resamples)
+    level = _check_level(confidence_level)
+    children = _spawned(check_rng(rng))
+    rater_pairs = list(combinations(raters, 2))
+    part_pairs = [(r, PARTICIPANT) for r in raters]
+    all_pairs = rater_pairs + part_pairs
+    kinds = ["rater-rater"] * len(rater_pairs) + ["rater-participant"] * len(part_pairs)
+    pair_frames, summary_rows, dists = [], [], {}
+    nan = float("nan")
+    for name in names:
+        spec = ANNOTATION_TYPES[name]
+        frame = _ratings_of(name, release, raters, mode, participant=True)
+        n_pairs = len(all_pairs)
+        est = np.full(n_pairs, nan)
+        dist = np.full((n_resamples, n_pairs), nan)
+        n_units = np.zeros(n_pairs, dtype=np.int64)
+        pa = np.full(n_pairs, nan)
+        kernel = None
+        if len(frame):
+            try:
+                kernel = _AlphaKernel(frame, spec)
+            except ValueError:
+                kernel = None
+        if kernel is not None:
+            present = [p for p in all_pairs if all(r in kernel.raters for r in p)]
+            idx = [all_pairs.index(p) for p in present]
+            if present:
+                e, d, subs = _alpha_subsets(
+                    kernel, [list(p) for p in present], resample=resample,
+                    n_resamples=n_resamples, rng=children[name],
+                )  # fmt: skip
+                est[idx], dist[:, idx] = e, d
+                n_units[idx] = [s.n_units for s in subs]
+                if not spec.interval:
+                    pa[idx] = [s.percent_agreement() for s in subs]
+        lo, hi, se = _percentile(dist, level)
+        kappa = [
+            _cohen(frame, spec, a, b) if kernel is not None else (nan, "") for a, b in all_pairs
+        ]
+        pair_frames.append(
+            pd.DataFrame(
+                {
+                    "annotation": name,
+                    "unit": spec.unit,
+                    "metric": spec.metric,
+                    "comparison": kinds,
+                    "rater_a": [a for a, _ in all_pairs],
+                    "rater_b": [b for _, b in all_pairs],
+                    "alpha": est,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "standard_error": se,
+                    "percent_agreement": pa,
+                    "kappa": [k for k, _ in kappa],
+                    "kappa_weights": [w for _, w in kappa],
+                    "n_units": n_units,
+                }
+            )
+        )
+        # paired difference: mean rater-rater alpha - mean rater-participant alpha
+        contrast = np.zeros(n_pairs)
+        if rater_pairs:
+            contrast[: len(rater_pairs)] = 1.0 / len(rater_pairs)
+        contrast[len(rater_pairs) :] = -1.0 / len(part_pairs)
+        rr = float(np.mean(est[: len(rater_pairs)])) if rater_pairs else nan
+        rp = float(np.mean(est[len(rater_pairs) :]))
+        diff = rr - rp if rater_pairs else nan
+        d_dist = dist @ contrast if rater_pairs else np.full(n_resamples, nan)
+        dists[name] = dist
+        d_lo, d_hi, d_se = _percentile(d_dist[:, None], level)
+        pval = (
+            float(bootstrap_pvalue(d_dist[:, None], np.array([diff]))[0])
+            if n_resamples and np.isfinite(diff)
+            else nan
+        )
+        summary_rows.append(
+            {
+                "annotation": name,
+                "unit": spec.unit,
+                "metric": spec.metric,
+                "alpha_rater_rater": rr,
+                "alpha_rater_participant": rp,
+                "difference": diff,
+                "ci_low": float(d_lo[0]),
+                "ci_high": float(d_hi[0]),
+                "standard_error": float(d_se[0]),
+                "pvalue": pval,
+                "n_raters": len(raters),
+            }
+        )
+    seed = seed_record(rng)
+    simulated = _simulated(release)
+    pairs = pd.concat(pair_frames, ignore_index=True)
+    summary = pd.DataFrame(summary_rows)
+    for frame_ in (pairs, summary):
+        frame_["resample"] = resample
+        frame_["n_resamples"] = n_resamples
+        frame_["confidence_level"] = level
+        frame_["seed"] = pd.Series([seed] * len(frame_), dtype=object)
+        frame_["simulated"] = simulated
+    return ParticipantAgreementResult(
+        pairs=pairs,
+        summary=summary,
+        raters=tuple(raters),
+        resample=resample,
+        n_resamples=n_resamples,
+        confidence_level=level,
+        seed=seed,
+        simulated=simulated,
         bootstrap_distribution=MappingProxyType(dists),
     )
