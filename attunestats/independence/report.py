@@ -122,7 +122,7 @@ class IndependenceReport:
         their population intervals (``basis="disattenuated"``) or latent posterior means with
         their credible intervals (``basis="latent"``).
         """
-        from attunestats.report.figures import COLUMN_WIDTH, heatmap
+        from attunestats.report.figures import PAGE_WIDTH, heatmap
 
         if self.basis == "latent" and self.latent is not None:
             matrix = self.latent.posterior_mean_matrix
@@ -139,7 +139,7 @@ class IndependenceReport:
             colorbar_label=label,
             title=f"Capability independence across {self.matrix.n_models} models",
             simulated=self.simulated,
-            width=COLUMN_WIDTH if width is None else width,
+            width=PAGE_WIDTH if width is None else width,
         )
 
 
