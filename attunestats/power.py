@@ -484,7 +484,7 @@ def _anova_components(
     if df_b <= 0:
         return 0.0, msw
     msb = ssb / df_b
-    n0 = (n - float(np.sum(m**2)) / n) / df_b
+    n0 = (n - float(np.sum(m**2)) / n) / (g - 1)  # = m for equal cluster sizes
     return max(0.0, (msb - msw) / n0), msw
 
 
