@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
@@ -95,6 +95,8 @@ from attunestats._rng import RNGLike, check_rng, seed_record
 from attunestats.errors import AttunestatsWarning
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from attunestats.bootstrap import BootstrapResult
     from attunestats.metrics.score import Scores
     from attunestats.release.model import Release
@@ -102,6 +104,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ANNOTATION_TYPES",
     "CLAIM_F_RULE",
+    "COMPARISONS",
     "CLAIM_F_STATEMENT",
     "PARTICIPANT",
     "AnnotationType",
@@ -110,6 +113,7 @@ __all__ = [
     "ParticipantAgreementResult",
     "RaterAgreementResult",
     "annotation_ratings",
+    "masi_matrix",
     "baseline_tables",
     "claim_f",
     "humans_vs_models",
@@ -634,6 +638,34 @@ def annotation_ratings(
 # --------------------------------------------------------------------------------------------
 # the alpha kernel: many rater subsets, one set of resamples
 # --------------------------------------------------------------------------------------------
+def masi_matrix(domain: Sequence[Any]) -> np.ndarray:
+    """The MASI distance between every pair of label sets of ``domain`` (vectorised).
+
+    Equal to :func:`attunestats.agreement.masi_distance` element by element: 0 for equal sets
+    (two empty sets included), 1 for disjoint sets (an empty and a non-empty set included), else
+    ``1 - J M`` with the Jaccard index ``J`` and ``M`` = 2/3 (one set contains the other) or 1/3.
+    """
+    sets = [frozenset(v) for v in domain]
+    labels = sorted({lab for s in sets for lab in s}, key=str)
+    index = {lab: i for i, lab in enumerate(labels)}
+    member = np.zeros((len(sets), max(len(labels), 1)), dtype=np.float64)
+    for i, s in enumerate(sets):
+        for lab in s:
+            member[i, index[lab]] = 1.0
+    inter = member @ member.T
+    size = member.sum(axis=1)
+    a, b = size[:, None], size[None, :]
+    union = a + b - inter
+    equal = (inter == a) & (inter == b)
+    nested = (inter == a) | (inter == b)
+    weight = np.where(nested, 2.0 / 3.0, 1.0 / 3.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        jaccard = np.where(union > 0, inter / np.where(union > 0, union, 1.0), 1.0)
+    out = np.where(inter == 0, 1.0, 1.0 - jaccard * weight)
+    out[equal] = 0.0
+    return out
+
+
 class _AlphaKernel:
     """Krippendorff's alpha of any subset of raters, on shared cluster-bootstrap resamples.
 
@@ -653,7 +685,10 @@ class _AlphaKernel:
         self.ratings = _check_ratings(
             frame, columns=(cols, "rater", "value"), value_domain=spec.value_domain
         )
-        self.metric = _metric(spec.level, spec.distance, self.ratings)
+        if spec.distance == "masi":  # vectorised MASI matrix (the loop over pairs is slow)
+            self.metric = _metric(None, masi_matrix(self.ratings.domain), self.ratings)
+        else:
+            self.metric = _metric(spec.level, spec.distance, self.ratings)
         ids = self.ratings.unit_ids
         if isinstance(ids, pd.MultiIndex):
             conv = ids.get_level_values("conversation_id").astype(str).tolist()
@@ -693,8 +728,16 @@ class _AlphaKernel:
         present = counts[pairable].sum(axis=0)
         if not pairable.any() or int((present > 0).sum()) < 2:
             return _Subset(None, None, int(pairable.sum()), counts[pairable])
-        terms = _UnitTerms(counts[pairable], self.metric)
-        patterns, inverse = np.unique(counts[pairable], axis=0, return_inverse=True)
+        # values no rater of the subset used change nothing (zero marginals): drop them
+        used = present > 0
+        counts = counts[pairable][:, used]
+        metric = replace(
+            self.metric,
+            x=None if self.metric.x is None else self.metric.x[used],
+            delta=None if self.metric.delta is None else self.metric.delta[np.ix_(used, used)],
+        )
+        terms = _UnitTerms(counts, metric)
+        patterns, inverse = np.unique(counts, axis=0, return_inverse=True)
         if patterns.shape != terms.patterns.shape or not np.array_equal(patterns, terms.patterns):
             raise RuntimeError("internal: pattern order differs from the agreement kernel")
         clusters = cluster_of_unit[pairable]
@@ -702,7 +745,7 @@ class _AlphaKernel:
             (np.ones(clusters.size), (clusters, inverse.ravel())),
             shape=(n_clusters, terms.n_patterns),
         )
-        return _Subset(terms, mapping, int(pairable.sum()), counts[pairable])
+        return _Subset(terms, mapping, int(pairable.sum()), counts)
 
 
 @dataclass
@@ -721,7 +764,18 @@ class _Subset:
         if self.terms is None:
             return np.full(cluster_weights.shape[0], np.nan)
         w = np.asarray((self.mapping.T @ cluster_weights.T).T)
-        return self.terms.alpha(w)
+        terms = self.terms
+        if terms.metric.kind != "matrix":
+            return terms.alpha(w)
+        # matrix metrics: the kernel's formula with the quadratic form as matrix products
+        sums = w @ terms.columns
+        tot, do_num = sums[:, 0], sums[:, 1]
+        n_b = terms.marginals(w)
+        quad = ((n_b @ terms.metric.delta) * n_b).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = 1.0 - (tot - 1.0) * do_num / quad
+        out[~(quad > 1e-12 * tot * tot)] = np.nan
+        return out
 
     def percent_agreement(self) -> float:
         """Share of agreeing pairs among all pairs of ratings of a unit (exact equality)."""
@@ -1760,3 +1814,202 @@ def claim_f(
         simulated=res.simulated,
         agreement=agreement,
     )
+
+
+# --------------------------------------------------------------------------------------------
+# tables for notebook 07
+# --------------------------------------------------------------------------------------------
+def baseline_tables(
+    release: Release,
+    scores: Scores | None = None,
+    *,
+    correction: Literal["holm", "bh", "none"] = "holm",
+    resample: Literal["conversation", "unit"] = "conversation",
+    agreement_resamples: int = 2000,
+    n_resamples: int = 10_000,
+    confidence_level: float = 0.95,
+    rng: RNGLike = None,
+) -> dict[str, pd.DataFrame]:
+    """Every table of the human-baseline analysis, from one call.
+
+    Parameters
+    ----------
+    release : Release
+    scores : Scores, optional
+        ``attunestats.score(release)`` (computed here when absent).
+    correction : {"holm", "bh", "none"}, default "holm"
+    resample : {"conversation", "unit"}, default "conversation"
+        Resampling of the agreement intervals.
+    agreement_resamples : int, default 2000
+        Resamples of the agreement intervals.
+    n_resamples : int, default 10000
+        Resamples of the score bootstrap (humans vs models and claim (f) share it).
+    confidence_level : float, default 0.95
+    rng : int, Generator or SeedSequence, optional
+        Root seed; the agreement tables and the score bootstrap get independent child streams.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        ``rater_agreement``, ``rater_vs_participant``, ``rater_vs_participant_summary``,
+        ``humans_vs_models``, ``humans_vs_models_summary`` and ``claim_f``; each has a
+        ``simulated`` column.
+    """
+    from attunestats.metrics.score import score
+
+    _check_release(release)
+    if scores is None:
+        scores = score(release)
+    g_agree, g_part, g_boot = check_rng(rng).spawn(3)
+    agree = rater_agreement(
+        release, resample=resample, n_resamples=agreement_resamples,
+        confidence_level=confidence_level, rng=g_agree,
+    )  # fmt: skip
+    part = rater_vs_participant(
+        release, resample=resample, n_resamples=agreement_resamples,
+        confidence_level=confidence_level, rng=g_part,
+    )  # fmt: skip
+    hvm = humans_vs_models(
+        scores, correction=correction, n_resamples=n_resamples,
+        confidence_level=confidence_level, rng=g_boot,
+    )  # fmt: skip
+    claim = claim_f(
+        hvm.boot, correction=correction, humans=list(hvm.humans), models=list(hvm.models)
+    )
+    seed = seed_record(rng)
+    tables = {
+        "rater_agreement": agree.to_frame(),
+        "rater_vs_participant": part.pairs.copy(),
+        "rater_vs_participant_summary": part.summary.copy(),
+        "humans_vs_models": hvm.comparisons.copy(),
+        "humans_vs_models_summary": hvm.summary.copy(),
+        "claim_f": claim.to_frame(),
+    }
+    for frame in tables.values():
+        frame["root_seed"] = pd.Series([seed] * len(frame), dtype=object)
+    return tables
+
+
+# --------------------------------------------------------------------------------------------
+# figures (matplotlib imported lazily)
+# --------------------------------------------------------------------------------------------
+def plot_rater_agreement(frame: pd.DataFrame, *, simulated: bool, title: str = "") -> Figure:
+    """Krippendorff's alpha among the raters per annotation type, with intervals.
+
+    ``frame`` is :meth:`RaterAgreementResult.to_frame` (or the ``rater_agreement`` table).
+    """
+    from attunestats.report.figures import forest_plot
+
+    data = frame.loc[frame["alpha"].notna()].iloc[::-1].reset_index(drop=True)
+    return forest_plot(
+        data, estimate="alpha", label="annotation", xlabel="Krippendorff's alpha among raters",
+        title=title, simulated=simulated, reference=0.0, sort=False,
+    )  # fmt: skip
+
+
+def plot_rater_vs_participant(summary: pd.DataFrame, *, simulated: bool, title: str = "") -> Figure:
+    """Rater-rater minus rater-participant alpha per annotation type (paired intervals).
+
+    ``summary`` is :attr:`ParticipantAgreementResult.summary`. Right of 0: the raters agree with
+    each other more than with the participants.
+    """
+    from attunestats.report.figures import forest_plot
+
+    data = summary.loc[summary["difference"].notna()].iloc[::-1].reset_index(drop=True)
+    return forest_plot(
+        data, estimate="difference", label="annotation",
+        xlabel="alpha(rater-rater) - alpha(rater-participant)", title=title,
+        simulated=simulated, reference=0.0, sort=False,
+    )  # fmt: skip
+
+
+def _unit_scale(metric: str) -> bool:
+    from attunestats.metrics.registry import METRICS
+
+    spec = METRICS.get(metric)
+    return spec is not None and max(abs(spec.range[0]), abs(spec.range[1])) <= 1.0
+
+
+def plot_humans_vs_models(
+    frame: pd.DataFrame,
+    *,
+    simulated: bool,
+    metric: str | None = None,
+    metrics: Sequence[str] | None = None,
+    title: str = "",
+) -> Figure:
+    """Humans minus models with paired intervals.
+
+    Without ``metric``: ``frame`` is :attr:`HumansVsModelsResult.summary` and each row is a
+    metric (mean of humans minus mean of models; by default the metrics on a 0-1 or -1-1 scale,
+    ``metrics`` to choose). With ``metric``: ``frame`` is
+    :attr:`HumansVsModelsResult.comparisons` and each row is a model (mean of humans minus that
+    model), plus the mean of the models.
+    """
+    from attunestats.report.figures import forest_plot
+
+    if metric is None:
+        data = frame
+        if metrics is not None:
+            data = data.loc[data["metric"].isin(list(metrics))]
+        else:
+            data = data.loc[[_unit_scale(m) for m in data["metric"]]]
+        data = data.assign(group=data["pillar"].fillna("composite").astype(str))
+        data = data.iloc[::-1].reset_index(drop=True)
+        return forest_plot(
+            data, estimate="difference", label="metric", group="group",
+            xlabel="mean of humans - mean of models", title=title, simulated=simulated,
+            reference=0.0, sort=False,
+        )  # fmt: skip
+    sel = (frame["metric"] == metric) & frame["comparison"].isin(
+        ["human_mean - model", "human_mean - model_mean"]
+    )
+    data = frame.loc[sel].copy()
+    if data.empty:
+        raise ValueError(f"metric {metric!r} has no human_mean comparisons in frame")
+    data["outcome"] = np.select(
+        [data["human_better"], data["human_worse"]],
+        ["humans better", "humans worse"],
+        default="not significant",
+    )
+    return forest_plot(
+        data, estimate="difference", label="model", group="outcome",
+        xlabel=f"{metric}: mean of humans - model", title=title, simulated=simulated,
+        reference=0.0, sort=True,
+    )  # fmt: skip
+
+
+def plot_claim_f(result: ClaimFResult, *, width: float | None = None) -> Figure:
+    """Two panels: mean of humans minus each model on the preference and on the goal metric."""
+    import matplotlib.pyplot as plt
+
+    from attunestats.report.figures import PAGE_WIDTH, mark_simulated, style
+
+    ev = result.evidence.set_index("role")
+    panels = [ev.loc["preference", "metric"], ev.loc["goal", "metric"]]
+    comp = result.comparisons
+    with style():
+        fig, axes = plt.subplots(
+            1, 2, figsize=(width or PAGE_WIDTH, max(1.8, 0.2 * (result.n_models + 1) + 1.0)),
+            squeeze=False,
+        )  # fmt: skip
+        for ax, metric in zip(axes[0], panels, strict=True):
+            sub = comp.loc[
+                (comp["metric"] == metric)
+                & comp["comparison"].isin(["human_mean - model", "human_mean - model_mean"])
+            ].sort_values("difference", kind="stable")
+            y = np.arange(len(sub))
+            est = sub["difference"].to_numpy(dtype=float)
+            err = np.vstack(
+                [est - sub["ci_low"].to_numpy(float), sub["ci_high"].to_numpy(float) - est]
+            )
+            colour = np.where(sub["human_better"], "C0", np.where(sub["human_worse"], "C3", "0.5"))
+            for k in range(len(sub)):
+                ax.errorbar(est[k], y[k], xerr=err[:, k : k + 1], fmt="o", color=colour[k])
+            ax.axvline(0.0, color="0.4", linewidth=0.6, linestyle="--")
+            ax.set_yticks(y, sub["model"].astype(str).tolist())
+            ax.set_xlabel(f"{metric}: humans - model")
+            ax.grid(axis="y", visible=False)
+        fig.suptitle(f"claim (f): {result.verdict} ({result.correction} correction)")
+        mark_simulated(fig, result.simulated)
+    return fig
