@@ -183,6 +183,22 @@ def test_pairs_and_participant_agreement_match_the_formula(formula):
     )
 
 
+@pytest.mark.parametrize("task", ["om", "human", "om_hp", "human_hp"])
+def test_rater_participant_agreement_is_the_scorers_pooled_accuracy(paper, task):
+    """On messy files (na, omitted answers, aliases): agreement with the participant on the
+    scored binary units is exactly the scorer's pooled accuracy of the rater."""
+    release, scores = paper
+    pairs = bl.rater_vs_participant(
+        release, annotations=[f"binary_{task}"], n_resamples=0
+    ).pairs.set_index(["rater_a", "rater_b"])
+    pred = scores.predictor.set_index(["predictor", "mode", "metric"])["value"]
+    for r in RATERS:
+        expected = pred[(r, "default", f"pooled_binary_{task}_accuracy")]
+        assert pairs.loc[(r, bl.PARTICIPANT), "percent_agreement"] == pytest.approx(
+            expected, abs=1e-12
+        )
+
+
 # ------------------------------------------------------------------------------------------
 # the alpha computations vs the krippendorff package
 # ------------------------------------------------------------------------------------------
