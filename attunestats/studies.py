@@ -12,7 +12,9 @@ hierarchical recovery, power curves) that need thousands of simulated releases. 
 Replicate ``i`` uses the seed :func:`replicate_seed` ``(seed, i)`` (``SeedSequence(seed).spawn``'s
 child ``i``), which depends neither on the executor nor on the order in which replicates finish,
 so a replicate is a pure function of (config, seed, i) and the results are the same numbers
-whatever runs them. :func:`run_study` runs the replicates that are not done yet
+whatever runs them. Every replicate runs with single-threaded BLAS (``threadpoolctl``) in every
+executor: multi-threaded BLAS can add in another order, and a last-bit difference is enough to flip
+a tie in a bootstrap count. :func:`run_study` runs the replicates that are not done yet
 
 - ``executor="serial"``: in this process, one after the other;
 - ``executor="processes"``: in local worker processes (``concurrent.futures`` with the spawn start
@@ -706,8 +708,26 @@ class _Progress:
 # --------------------------------------------------------------------------------------------
 # executors
 # --------------------------------------------------------------------------------------------
+def _single_threaded() -> Any:
+    """BLAS limited to one thread while a replicate runs, in every executor.
+
+    Multi-threaded BLAS may sum in another order than single-threaded BLAS (Dask workers run
+    with one thread), and a last-bit difference can flip a tie in a bootstrap count; pinning one
+    thread everywhere makes a replicate's numbers independent of where it runs. Parallelism comes
+    from running replicates side by side.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl comes with the scientific stack
+        import contextlib
+
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1)
+
+
 def _call(reference: str, context: Any, seed: int) -> pd.DataFrame:
-    return resolve(reference)(context, seed)
+    with _single_threaded():
+        return resolve(reference)(context, seed)
 
 
 _WORKER_CONTEXT: Any = None
@@ -731,10 +751,9 @@ def _failure(study: Study, replicate: int, err: BaseException) -> StudyError:
 
 
 def _run_serial(study: Study, context: Any, todo: Sequence[int]) -> Iterator[tuple[int, Any]]:
-    func = resolve(study.replicate)
     for i in todo:
         try:
-            frame = func(context, study.replicate_seed(i))
+            frame = _call(study.replicate, context, study.replicate_seed(i))
         except Exception as err:
             raise _failure(study, i, err) from err
         yield i, frame
