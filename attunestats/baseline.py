@@ -1956,11 +1956,12 @@ def plot_humans_vs_models(
             data = data.loc[[_unit_scale(m) for m in data["metric"]]]
         data = data.assign(group=data["pillar"].fillna("composite").astype(str))
         data = data.iloc[::-1].reset_index(drop=True)
-        return forest_plot(
+        fig = forest_plot(
             data, estimate="difference", label="metric", group="group",
             xlabel="mean of humans - mean of models", title=title, simulated=simulated,
             reference=0.0, sort=False,
         )  # fmt: skip
+        return _legend_outside(fig)
     sel = (frame["metric"] == metric) & frame["comparison"].isin(
         ["human_mean - model", "human_mean - model_mean"]
     )
@@ -1972,11 +1973,23 @@ def plot_humans_vs_models(
         ["humans better", "humans worse"],
         default="not significant",
     )
-    return forest_plot(
+    fig = forest_plot(
         data, estimate="difference", label="model", group="outcome",
         xlabel=f"{metric}: mean of humans - model", title=title, simulated=simulated,
         reference=0.0, sort=True,
     )  # fmt: skip
+    return _legend_outside(fig)
+
+
+def _legend_outside(fig: Figure) -> Figure:
+    """Move the legend of a one-axes figure to the right of the axes (never over the points)."""
+    from attunestats.report.figures import style
+
+    ax = fig.axes[0]
+    if ax.get_legend() is not None:
+        with style():
+            ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
+    return fig
 
 
 def plot_claim_f(result: ClaimFResult, *, width: float | None = None) -> Figure:
@@ -1991,7 +2004,7 @@ def plot_claim_f(result: ClaimFResult, *, width: float | None = None) -> Figure:
     with style():
         fig, axes = plt.subplots(
             1, 2, figsize=(width or PAGE_WIDTH, max(1.8, 0.2 * (result.n_models + 1) + 1.0)),
-            squeeze=False,
+            squeeze=False, layout="constrained",
         )  # fmt: skip
         for ax, metric in zip(axes[0], panels, strict=True):
             sub = comp.loc[
