@@ -1149,6 +1149,12 @@ def rater_vs_participant(
     Returns
     -------
     ParticipantAgreementResult
+
+    Examples
+    --------
+    >>> import attunestats as at
+    >>> res = rater_vs_participant(at.load_bundled_release(), n_resamples=500, rng=1)  # doctest: +SKIP
+    >>> res.summary[["annotation", "difference", "ci_low", "ci_high"]]               # doctest: +SKIP
     """
     from attunestats.compare import bootstrap_pvalue
 
@@ -1413,6 +1419,13 @@ def humans_vs_models(
     Returns
     -------
     HumansVsModelsResult
+
+    Examples
+    --------
+    >>> import attunestats as at
+    >>> scores = at.score(at.load_bundled_release())                            # doctest: +SKIP
+    >>> res = humans_vs_models(scores, correction="holm", n_resamples=2000, rng=1)  # doctest: +SKIP
+    >>> res.summary[["metric", "difference", "ci_low", "ci_high", "share_models_beaten"]]  # doctest: +SKIP
     """
     from attunestats.bootstrap import BootstrapResult, bootstrap_scores, confidence_interval
     from attunestats.compare import adjust_pvalues, bootstrap_pvalue
@@ -1734,6 +1747,14 @@ def claim_f(
     -------
     ClaimFResult
         ``verdict`` by the rule :data:`CLAIM_F_RULE`.
+
+    Examples
+    --------
+    >>> import attunestats as at
+    >>> release = at.load_bundled_release()                             # doctest: +SKIP
+    >>> res = claim_f(at.score(release), release, n_resamples=2000, rng=1)  # doctest: +SKIP
+    >>> res.verdict                                                     # doctest: +SKIP
+    'supported'
     """
     metrics = [preference_metric, goal_metric]
     if secondary_preference_metric is not None:
