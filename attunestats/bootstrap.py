@@ -274,18 +274,24 @@ def concat_statistics(parts: Sequence[SumStatistic]) -> SumStatistic:
 # --------------------------------------------------------------------------------------------
 # Intervals
 # --------------------------------------------------------------------------------------------
-def _column_quantiles(values: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Quantile q[k] of column k (linear interpolation, NaN ignored), vectorised over columns."""
+def _column_quantiles(values: np.ndarray, *qs: np.ndarray) -> list[np.ndarray]:
+    """Quantiles q[k] of column k (linear interpolation, NaN ignored), vectorised over columns.
+
+    The columns are sorted once for all the requested quantile vectors.
+    """
     sorted_ = np.sort(values, axis=0)  # NaN sort last
-    n_valid = np.sum(~np.isnan(values), axis=0)
-    q = np.broadcast_to(np.asarray(q, dtype=float), (values.shape[1],))
-    pos = q * np.maximum(n_valid - 1, 0)
-    lo = np.floor(pos).astype(np.int64)
-    hi = np.minimum(lo + 1, np.maximum(n_valid - 1, 0))
-    frac = pos - lo
+    n_valid = values.shape[0] - np.count_nonzero(np.isnan(values), axis=0)
     cols = np.arange(values.shape[1])
-    out = sorted_[lo, cols] + frac * (sorted_[hi, cols] - sorted_[lo, cols])
-    return np.where(n_valid > 0, out, np.nan)
+    out = []
+    for q in qs:
+        q = np.broadcast_to(np.asarray(q, dtype=float), (values.shape[1],))
+        pos = q * np.maximum(n_valid - 1, 0)
+        lo = np.floor(pos).astype(np.int64)
+        hi = np.minimum(lo + 1, np.maximum(n_valid - 1, 0))
+        frac = pos - lo
+        value = sorted_[lo, cols] + frac * (sorted_[hi, cols] - sorted_[lo, cols])
+        out.append(np.where(n_valid > 0, value, np.nan))
+    return out
 
 
 def bca_parameters(
@@ -343,8 +349,7 @@ def confidence_interval(
         )
         q_low = np.where(degenerate, q_low, adj_lo)
         q_high = np.where(degenerate, q_high, adj_hi)
-    low = _column_quantiles(distribution, q_low)
-    high = _column_quantiles(distribution, q_high)
+    low, high = _column_quantiles(distribution, q_low, q_high)
     if method == "basic":
         low, high = 2.0 * estimate - high, 2.0 * estimate - low
     return low, high, degenerate & ~np.isnan(estimate)
@@ -578,6 +583,11 @@ def cluster_bootstrap_mean(
 # --------------------------------------------------------------------------------------------
 # Scores -> statistics
 # --------------------------------------------------------------------------------------------
+def _objects(column: pd.Series) -> np.ndarray:
+    """A text column as a numpy object array (fast hashing; Arrow-backed columns iterate slowly)."""
+    return column.astype(str).to_numpy(dtype=object)
+
+
 def scores_statistic(
     scores: Scores,
     *,
@@ -594,13 +604,13 @@ def scores_statistic(
 
     conv = scores.conversation
     if predictors is not None:
-        unknown = sorted(set(predictors) - set(conv["predictor"]))
+        unknown = sorted(set(predictors) - set(conv["predictor"].unique()))
         if unknown:
             raise ValueError(
-                f"unknown predictors {unknown}; available: {sorted(set(conv['predictor']))}"
+                f"unknown predictors {unknown}; available: {sorted(conv['predictor'].unique())}"
             )
         conv = conv[conv["predictor"].isin(list(predictors))]
-    available = set(conv["metric"])
+    available = set(conv["metric"].unique())
     if metrics is None:
         metrics = [
             m for m, spec in METRICS.items() if spec.level == "conversation" and m in available
@@ -612,13 +622,13 @@ def scores_statistic(
                 f"not conversation-level metrics of the registry: {bad}; see attunestats.METRICS"
             )
     design = scores.design.sort_values("conversation_id", ignore_index=True)
-    conv_ids = design["conversation_id"].astype(str)
+    conv_ids = _objects(design["conversation_id"])
     keys = conv[["predictor", "mode"]].drop_duplicates().sort_values(["predictor", "mode"])
     key_list = list(keys.itertuples(index=False, name=None))
 
     mean_metrics = [m for m in metrics if METRICS[m].aggregation == "mean"]
     pooled_metrics = [m for m in metrics if METRICS[m].aggregation == "pooled"]
-    conv_index = pd.Index(conv_ids)
+    conv_index = pd.Index(conv_ids, dtype=object)
     parts: list[SumStatistic] = []
     if mean_metrics:
         columns = pd.MultiIndex.from_tuples(
@@ -627,8 +637,10 @@ def scores_statistic(
         )
         values = np.full((len(conv_ids), len(columns)), np.nan)
         sub = conv[conv["metric"].isin(mean_metrics)]
-        rows = conv_index.get_indexer(sub["conversation_id"].astype(str))
-        cols = columns.get_indexer(pd.MultiIndex.from_frame(sub[["predictor", "mode", "metric"]]))
+        rows = conv_index.get_indexer(_objects(sub["conversation_id"]))
+        cols = columns.get_indexer(
+            pd.MultiIndex.from_arrays([_objects(sub[c]) for c in ("predictor", "mode", "metric")])
+        )
         ok = (rows >= 0) & (cols >= 0)
         values[rows[ok], cols[ok]] = sub["value"].to_numpy(dtype=float)[ok]
         parts.append(mean_statistic(values, columns.to_frame(index=False)))
@@ -643,8 +655,10 @@ def scores_statistic(
             [(p, md, t) for (p, md) in key_list for t in tasks], names=["predictor", "mode", "task"]
         )
         X = np.zeros((len(conv_ids), 4 * len(blocks)))
-        rows = conv_index.get_indexer(counts["conversation_id"].astype(str))
-        block = blocks.get_indexer(pd.MultiIndex.from_frame(counts[["predictor", "mode", "task"]]))
+        rows = conv_index.get_indexer(_objects(counts["conversation_id"]))
+        block = blocks.get_indexer(
+            pd.MultiIndex.from_arrays([_objects(counts[c]) for c in ("predictor", "mode", "task")])
+        )
         ok = (rows >= 0) & (block >= 0)
         for j, col in enumerate(("tp", "tn", "fp", "fn")):
             X[rows[ok], 4 * block[ok] + j] = counts[col].to_numpy(dtype=float)[ok]
