@@ -41,6 +41,10 @@ _LAZY = {
     "gwet_ac1": "attunestats.agreement",
     "icc": "attunestats.agreement",
     "kendall_w": "attunestats.agreement",
+    "rater_agreement": "attunestats.baseline",
+    "rater_vs_participant": "attunestats.baseline",
+    "humans_vs_models": "attunestats.baseline",
+    "audit_claims": "attunestats.claims",
     "compare_models": "attunestats.compare",
     "ReleaseError": "attunestats.errors",
     "Problem": "attunestats.errors",
@@ -48,8 +52,9 @@ _LAZY = {
     "DiagnosticsError": "attunestats.errors",
 }
 _SUBMODULES = {
-    "agreement", "bootstrap", "claims", "compare", "constants", "errors", "hierarchical",
-    "independence", "metrics", "power", "release", "report", "studies",
+    "agreement", "baseline", "bootstrap", "claims", "compare", "constants", "coverage",
+    "describe", "errors", "hierarchical", "independence", "metrics", "pipeline", "power",
+    "release", "report", "studies",
 }  # fmt: skip
 
 __all__ = sorted(_LAZY) + ["__version__"]

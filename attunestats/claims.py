@@ -447,19 +447,54 @@ def claim_e(
 
 
 # --------------------------------------------------------------------------------------------
+# claim (f): human baseline
+# --------------------------------------------------------------------------------------------
+def claim_f(
+    scores: Any,
+    *,
+    n_resamples: int = 2000,
+    confidence_level: float = 0.95,
+    rng: RNGLike = None,
+) -> ClaimResult:
+    """Claim (f) through :func:`attunestats.baseline.claim_f` (rule: ``baseline.CLAIM_F_RULE``).
+
+    Headline effect: mean of the human raters minus mean of the models on pairwise accuracy; the
+    goal (Q1) comparison and the share of models beaten are in the details.
+    """
+    from attunestats.baseline import claim_f as baseline_claim_f
+
+    res = baseline_claim_f(
+        scores, correction="holm", method="percentile", n_resamples=n_resamples,
+        confidence_level=confidence_level, rng=rng,
+    )  # fmt: skip
+    ev = res.evidence.set_index("role")
+    pref = ev.loc["preference"]
+    return ClaimResult(
+        claim="f", statement=CLAIMS["f"],
+        effect="mean of human raters minus mean of models, pairwise accuracy "
+        f"(beats {int(pref['n_models_beaten'])}/{int(pref['n_models'])} models; Q1 goals in details)",
+        estimate=float(pref["difference"]), ci_low=float(pref["ci_low"]), ci_high=float(pref["ci_high"]),
+        pvalue=float(res.evidence["pvalue_adjusted"].max()), posterior_probability=None,
+        verdict=res.verdict, rule=res.rule, method="paired conversation bootstrap (humans vs models)",
+        confidence_level=confidence_level, simulated=bool(res.simulated), seed=seed_record(rng),
+        details=res.evidence,
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------
 # the audit
 # --------------------------------------------------------------------------------------------
 def audit_claims(
     scores: Any,
     *,
-    claims: Sequence[str] = ("b", "c", "e"),
+    claims: Sequence[str] = ("b", "c", "e", "f"),
     n_resamples: int = 2000,
     confidence_level: float = 0.95,
     seed: int = 0,
     **options: Any,
 ) -> ClaimsAudit:
     """Test each claim in ``claims`` on ``scores``; each gets its own child seed of ``seed``."""
-    functions = {"b": claim_b, "c": claim_c, "e": claim_e}
+    functions = {"b": claim_b, "c": claim_c, "e": claim_e, "f": claim_f}
     unknown = [c for c in claims if c not in functions]
     if unknown:
         raise ValueError(f"claims {unknown} are not available; available: {sorted(functions)}")

@@ -65,6 +65,15 @@ def test_claim_e_verdicts_follow_planted_drift(paper_scores):
     assert flat.verdict != "supported", flat.details
 
 
+def test_claim_f_in_the_audit_follows_planted_human_skills():
+    yes = _scores(replace(BASE, n_human_raters=3, n_conversations=80), seed=107)
+    res = audit_claims(yes, claims=("f",), n_resamples=400, seed=1)["f"]
+    assert res.verdict == "supported", res.details
+    null = replace(SCENARIOS["null"], n_conversations=80, n_models=6, n_human_raters=3, n_topics=15)
+    res_null = audit_claims(_scores(null, seed=108), claims=("f",), n_resamples=400, seed=1)["f"]
+    assert res_null.verdict != "supported", res_null.details
+
+
 def test_audit_collects_claims_with_reproducible_seeds(paper_scores):
     a = audit_claims(paper_scores, claims=("b", "e"), n_resamples=300, seed=9)
     b = audit_claims(paper_scores, claims=("b", "e"), n_resamples=300, seed=9)
