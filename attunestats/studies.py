@@ -759,14 +759,31 @@ def _run_serial(study: Study, context: Any, todo: Sequence[int]) -> Iterator[tup
         yield i, frame
 
 
-def _run_processes(
-    study: Study, context: Any, todo: Sequence[int], n_workers: int
-) -> Iterator[tuple[int, Any]]:
-    resolve(study.replicate)  # fail early, here, if it cannot be imported
-    ctx = multiprocessing.get_context("spawn")
+def _warm(reference: str) -> int:
+    resolve(reference)  # import the replicate's module in the worker
+    return os.getpid()
+
+
+def _start_pool(context: Any, n_workers: int, reference: str) -> cf.ProcessPoolExecutor:
+    """Spawn the worker processes and import the replicate's module in them (before timing)."""
     pool = cf.ProcessPoolExecutor(
-        max_workers=n_workers, mp_context=ctx, initializer=_init_worker, initargs=(context,)
+        max_workers=n_workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_init_worker,
+        initargs=(context,),
     )
+    try:
+        for fut in [pool.submit(_warm, reference) for _ in range(2 * n_workers)]:
+            fut.result()
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    return pool
+
+
+def _run_processes(
+    study: Study, todo: Sequence[int], pool: cf.ProcessPoolExecutor, n_workers: int
+) -> Iterator[tuple[int, Any]]:
     window = 2 * n_workers
     pending: dict[cf.Future, int] = {}
     queue = iter(todo)
@@ -789,7 +806,8 @@ def _run_processes(
                     pending[pool.submit(_process_task, study.replicate, seed)] = nxt
                 yield i, frame
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        for fut in pending:
+            fut.cancel()
 
 
 def _dask_client(
@@ -942,12 +960,14 @@ def run_study(
                 results = _run_serial(study, context, todo)
             elif executor == "processes":
                 workers = min(n_workers or os.cpu_count() or 1, len(todo))
-                results = _run_processes(study, context, todo, workers)
+                pool = _start_pool(context, workers, study.replicate)
+                owned.append(pool)
+                results = _run_processes(study, todo, pool, workers)
             else:
                 dask_client, owned = _dask_client(client, scheduler, n_workers)
                 workers = len(dask_client.nthreads())
                 results = _run_dask(study, context, todo, dask_client)
-            t0 = time.perf_counter()
+            t0 = bar.start = time.perf_counter()
             for i, frame in results:
                 store.write_part(i, frame)
                 bar.update()
@@ -955,7 +975,10 @@ def run_study(
         finally:
             bar.close()
             for obj in owned:
-                obj.close()
+                if isinstance(obj, cf.Executor):
+                    obj.shutdown(wait=True, cancel_futures=True)
+                else:
+                    obj.close()
     n_total = store.consolidate()
     store.remove_parts()
     return StudyResult(
