@@ -150,6 +150,60 @@ fig = figures.difference_heatmap(diff, sig, metric="composite", simulated=SIM)
 figures.save_figure(fig, "03_paired_differences_composite", out_dir)""",
         ],
     ),
+    "07_human_baseline": (
+        "# 07 Human baseline and agreement\n\nAgreement among the human baseline raters on every "
+        "annotation type, raters against the participants, humans against models on identical "
+        "conversations (paired bootstrap), and claim (f).",
+        [
+            SETUP,
+            '''from attunestats import baseline
+
+scores = at.score(rel)
+agreement_resamples = 300 if fast else 2000
+base = baseline.baseline_tables(rel, scores, correction="holm", agreement_resamples=agreement_resamples,
+                                n_resamples=n_resamples, rng=seed)
+captions = {
+    "rater_agreement": "Krippendorff's alpha among the human raters per annotation type (conversation bootstrap)",
+    "rater_vs_participant": "Each rater against each other rater and against the participants",
+    "rater_vs_participant_summary": "Rater-rater minus rater-participant alpha (paired intervals)",
+    "humans_vs_models": "Humans minus models per metric (paired bootstrap, Holm over models)",
+    "humans_vs_models_summary": "Mean of humans minus mean of models; models beaten after correction",
+    "claim_f": "Claim (f): human baseline beats models on preferences, weak on goals",
+}
+for name, frame in base.items():
+    tables.write_table(frame, f"07_{name}", out_dir, simulated=SIM, caption=captions[name])
+base["rater_agreement"][["annotation", "metric", "alpha", "ci_low", "ci_high", "n_units"]]''',
+            '''fig = baseline.plot_rater_agreement(base["rater_agreement"], simulated=SIM)
+figures.save_figure(fig, "07_rater_agreement", out_dir)
+fig = baseline.plot_rater_vs_participant(base["rater_vs_participant_summary"], simulated=SIM)
+figures.save_figure(fig, "07_rater_vs_participant", out_dir)
+fig = baseline.plot_humans_vs_models(base["humans_vs_models_summary"], simulated=SIM)
+figures.save_figure(fig, "07_humans_vs_models", out_dir)
+base["claim_f"]''',
+        ],
+    ),
+    "08_claims_audit": (
+        "# 08 Claims audit\n\nEach claim of the paper as an explicit test with an effect size, an "
+        "interval, a corrected p-value or posterior probability and a verdict. On a simulated release "
+        "the verdicts check the methods against what the simulator planted; they are not findings "
+        "about real models.",
+        [
+            SETUP,
+            '''from attunestats.claims import audit_claims
+
+scores = at.score(rel)
+audit = audit_claims(scores, n_resamples=n_resamples, seed=seed)
+table = audit.to_frame()
+tables.write_table(table, "08_claims_audit", out_dir, simulated=SIM,
+                   caption="Claims audit: effect, interval, corrected p-value, verdict")
+tables.write_table(audit.details(), "08_claims_details", out_dir, simulated=SIM,
+                   caption="Sub-tests of every claim")
+table[["claim", "verdict", "effect", "estimate", "ci_low", "ci_high", "pvalue", "posterior_probability"]]''',
+            '''for row in table.itertuples():
+    print(f"({row.claim}) {row.verdict.upper():13s} {row.statement}")
+    print(f"    rule: {row.rule}")''',
+        ],
+    ),
 }
 
 
