@@ -23,7 +23,7 @@ import pandas as pd
 from attunestats.hierarchical.model import HierarchicalModel, Parameterization
 
 _DESIGN_COLUMNS = ("conversation_id", "participant_id", "diagnosis_group", "topic", "n_turns")
-_PARAMETERIZATIONS = ("centred", "noncentred")
+_PARAMETERIZATIONS = ("centred", "noncentred", "mixed")
 #: Maximum error of the holistic metrics (spec 2.5): the model uses ``1 - error / max``.
 HOLISTIC_MAX_ERROR = {"four_branch_mae": 6.0, "panas_mae": 60.0}
 DEFAULT_REFERENCE_GROUP = "none"

@@ -240,7 +240,9 @@ def _get_compiled(model: HierarchicalModel, sampler: str) -> tuple[_Compiled, bo
     with entry.model:
         pm.set_data(data)
     if entry.nutpie is not None:
-        entry = dataclasses.replace(entry, nutpie=entry.nutpie.with_data(**data))
+        used = {var.name for var in entry.nutpie.shared_var_keys}
+        updates = {k: v for k, v in data.items() if k in used}
+        entry = dataclasses.replace(entry, nutpie=entry.nutpie.with_data(**updates))
     return entry, True, time.perf_counter() - t0
 
 

@@ -83,7 +83,9 @@ import numpy as np
 from attunestats.constants import SIMULATED_LABEL
 
 Family = Literal["binomial", "ordered_beta"]
-Parameterization = Literal["centred", "noncentred"]
+Parameterization = Literal["centred", "noncentred", "mixed"]
+#: parameterization -> (participant level centred, conversation and topic levels centred)
+_CENTRING = {"centred": (True, True), "noncentred": (False, False), "mixed": (False, True)}
 
 #: Prior scales documented in the module docstring (one place; the tests read them).
 PRIORS: dict[str, float] = {
@@ -434,25 +436,25 @@ def _build_pymc(spec: HierarchicalModel) -> Any:
         s_c = pm.HalfNormal("sigma_conversation", P["sigma_conversation_scale"])
         if spec.has_topic_effect:
             s_t = pm.HalfNormal("sigma_topic", P["sigma_topic_scale"])
-        centred = spec.parameterization == "centred"
-        if centred:
+        centre_p, centre_c = _CENTRING[spec.parameterization]
+        if centre_p:
             part = pm.Normal("participant_intercept", intercept + shift_p, s_p, dims="participant")
-            if spec.has_topic_effect:
-                v = pm.ZeroSumNormal("topic_effect", sigma=s_t, dims="topic")
-                conv_mean = part[d["participant_of_conversation"]] + v[d["topic_of_conversation"]]
-            else:
-                conv_mean = part[d["participant_of_conversation"]]
-            conv = pm.Normal("conversation_intercept", conv_mean, s_c, dims="conversation")
         else:
             z_p = pm.Normal("z_participant", 0.0, 1.0, dims="participant")
             part = pm.Deterministic(
                 "participant_intercept", intercept + shift_p + s_p * z_p, dims="participant"
             )
-            conv_mean = part[d["participant_of_conversation"]]
-            if spec.has_topic_effect:
+        conv_mean = part[d["participant_of_conversation"]]
+        if spec.has_topic_effect:
+            if centre_c:
+                v = pm.ZeroSumNormal("topic_effect", sigma=s_t, dims="topic")
+            else:
                 z_t = pm.ZeroSumNormal("z_topic", sigma=1.0, dims="topic")
                 v = pm.Deterministic("topic_effect", s_t * z_t, dims="topic")
-                conv_mean = conv_mean + v[d["topic_of_conversation"]]
+            conv_mean = conv_mean + v[d["topic_of_conversation"]]
+        if centre_c:
+            conv = pm.Normal("conversation_intercept", conv_mean, s_c, dims="conversation")
+        else:
             z_c = pm.Normal("z_conversation", 0.0, 1.0, dims="conversation")
             conv = pm.Deterministic(
                 "conversation_intercept", conv_mean + s_c * z_c, dims="conversation"
