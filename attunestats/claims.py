@@ -346,11 +346,13 @@ def early_late_changes(
 ) -> pd.DataFrame:
     """Per conversation: late-turn minus early-turn mean of each outcome, averaged over predictors.
 
-    Turn position ``x = (turn - first) / (last - first)`` within the conversation's scored turns;
-    early = ``x <= 1/3``, late = ``x >= 2/3`` (conversations with fewer than 3 scored turns are
-    left out). ``outcomes`` maps a name to turn-metric weights (default: behaviour =
-    ``binary_om_accuracy``; affect = ``0.5 emotion_f1 + 0.5 emotion_va_score``).
+    Phases as in :func:`attunestats.dynamics.turn_phases` (early ``x <= 1/3``, late ``x >= 2/3``;
+    conversations with fewer than 3 scored turns left out). ``outcomes`` maps a name to
+    turn-metric weights (default: behaviour = ``binary_om_accuracy``; affect =
+    ``0.5 emotion_f1 + 0.5 emotion_va_score``).
     """
+    from attunestats.dynamics import turn_phases
+
     if outcomes is None:
         outcomes = {
             "behaviour": {"binary_om_accuracy": 1.0},
@@ -358,24 +360,14 @@ def early_late_changes(
         }
     if predictors is None:
         predictors = _models(scores)
-    turn = scores.turn
     needed = sorted({m for w in outcomes.values() for m in w})
-    sub = turn[turn["predictor"].isin(list(predictors)) & turn["metric"].isin(needed)]
-    wide = sub.pivot_table(index=["predictor", "conversation_id", "turn"], columns="metric", values="value",
-                           aggfunc="mean").reset_index()  # fmt: skip
-    bounds = wide.groupby("conversation_id")["turn"].agg(["min", "max", "nunique"])
-    wide = wide.join(bounds, on="conversation_id")
-    wide = wide[wide["nunique"] >= 3]
-    x = (wide["turn"] - wide["min"]) / (wide["max"] - wide["min"])
-    wide["phase"] = np.where(x <= 1 / 3, "early", np.where(x >= 2 / 3, "late", "mid"))
-    for name, weights in outcomes.items():
-        wide[name] = sum(wide[m] * w for m, w in weights.items())
-    phase = (
-        wide[wide["phase"] != "mid"]
-        .groupby(["conversation_id", "predictor", "phase"])[list(outcomes)]
-        .mean()
-    )
-    change = phase.xs("late", level="phase") - phase.xs("early", level="phase")
+    phases = turn_phases(scores, metrics=needed, predictors=predictors)
+    phases = phases[phases["phase"] != "mid"]
+    wide = phases.pivot_table(index=["conversation_id", "predictor", "phase"], columns="metric",
+                              values="value", aggfunc="first")  # fmt: skip
+    combined = pd.DataFrame({name: sum(wide[m] * w for m, w in weights.items())
+                             for name, weights in outcomes.items()})  # fmt: skip
+    change = combined.xs("late", level="phase") - combined.xs("early", level="phase")
     return change.groupby(level="conversation_id").mean()
 
 
