@@ -391,3 +391,37 @@ def difference_heatmap(
         cbar.set_label(f"difference in {metric} (row - column)")
         mark_simulated(fig, simulated)
     return fig
+
+
+def phase_lines(
+    table: pd.DataFrame,
+    *,
+    metrics: Sequence[str],
+    labels: Sequence[str] | None = None,
+    simulated: bool,
+    width: float = PAGE_WIDTH,
+) -> Figure:
+    """Early / mid / late means per predictor (lines) with interval bars, one panel per metric.
+
+    ``table`` is the tidy table of :func:`attunestats.dynamics.phase_bootstrap`.
+    """
+    phases = ["early", "mid", "late"]
+    data = table[table["phase"].isin(phases) & table["metric"].isin(list(metrics))]
+    predictors = sorted(data["predictor"].unique())
+    with style():
+        fig, axes = plt.subplots(1, len(metrics), figsize=(width, 2.2), squeeze=False)
+        for j, (ax, metric) in enumerate(zip(axes[0], metrics, strict=True)):
+            sub = data[data["metric"] == metric]
+            for k, pred in enumerate(predictors):
+                g = sub[sub["predictor"] == pred].set_index("phase").reindex(phases)
+                x = np.arange(3) + (k - len(predictors) / 2) * 0.015
+                err = np.vstack([g["estimate"] - g["ci_low"], g["ci_high"] - g["estimate"]])
+                ax.errorbar(x, g["estimate"], yerr=err, marker="o", markersize=2, linewidth=0.7,
+                            elinewidth=0.5, color=f"C{k % 8}", label=pred if j == 0 else None)  # fmt: skip
+            ax.set_xticks(range(3), phases)
+            ax.set_xlabel("turn position")
+            ax.set_title(labels[j] if labels else metric)
+        axes[0][0].set_ylabel("mean over conversations (0-1)")
+        fig.legend(loc="upper center", ncol=min(6, len(predictors)), bbox_to_anchor=(0.5, 1.12), fontsize=5.5)
+        mark_simulated(fig, simulated)
+    return fig
