@@ -709,9 +709,11 @@ def _cluster_sizes(n: int, p: int, cv: float, rng: np.random.Generator) -> np.nd
 
 
 def _cr1_mean(y: np.ndarray, codes: np.ndarray, g: int) -> tuple[float, float]:
-    """Pooled mean and its CR1 cluster-robust standard error."""
+    """Pooled mean and its CR1 cluster-robust standard error (NaN with one cluster)."""
     n = y.size
     mean = float(y.mean())
+    if g < 2:
+        return mean, math.nan
     s = np.bincount(codes, weights=y - mean, minlength=g)
     var = g / (g - 1) * float(np.sum(s**2)) / n**2
     return mean, math.sqrt(var)
@@ -929,7 +931,9 @@ class PowerResult:
         One row per ``n_conversations, n_participants, effect``: ``power`` (simulated),
         ``mc_se``, ``ci_low, ci_high`` (Wilson interval at ``confidence_level``),
         ``analytic_z`` (design-effect approximation), ``analytic_t`` (cluster-level noncentral t),
-        ``design_effect``, ``n_simulations``, the settings and ``simulated``. ``n_participants``
+        ``design_effect`` (variance of the estimate relative to as many independent
+        conversations: ``1 + ((cv^2 + 1) m - 1) icc``; ``(1 - icc) n / (n - G)`` for
+        ``within``), ``n_simulations``, the settings and ``simulated``. ``n_participants``
         is -1 for independent conversations.
     model : ContrastModel or None
         The clustered normal model (None for :func:`release_power` and
@@ -1049,8 +1053,13 @@ def _with_analytic(
         out[f"analytic_{method}"] = vals
     with np.errstate(divide="ignore", invalid="ignore"):
         m = np.where(p > 0, n / np.where(p > 0, p, 1), 1.0)
-    deff = 1.0 + ((model.cluster_cv**2 + 1.0) * m - 1.0) * model.icc
-    out["design_effect"] = np.where(p > 0, deff, 1.0) if model.design != "within" else 1.0
+    if model.design == "within":
+        # variance relative to n independent conversations: (1 - icc) n / (n - G)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            deff = (1.0 - model.icc) * n / (n - np.where(p > 0, p, 0))
+    else:
+        deff = 1.0 + ((model.cluster_cv**2 + 1.0) * m - 1.0) * model.icc
+    out["design_effect"] = np.where(p > 0, deff, 1.0)
     out["design"] = model.design
     out["metric"] = model.metric
     out["contrast"] = model.label
@@ -1138,8 +1147,14 @@ def power_curve(
     )
     if model.design == "between" and ps == [None]:
         raise ValueError("design='between' compares participants: give n_participants")
-    if model.design == "between" and any(p is not None and p < 3 for p in ps):
-        raise ValueError("design='between' needs n_participants >= 3")
+    if model.design == "between":
+        for p in ps:
+            k = min(p - 1, max(1, round(model.allocation * p)))
+            if k < 2 or p - k < 2:
+                raise ValueError(
+                    f"design='between' needs at least 2 participants in each group; "
+                    f"n_participants={p} with allocation {model.allocation:g} gives {k} and {p - k}"
+                )
     grid = [[int(n), None if p is None else int(p)] for n in ns for p in ps if p is None or n >= p]
     if not grid:
         raise ValueError("no grid point has n_conversations >= n_participants")
@@ -1679,10 +1694,12 @@ def _cmd_analytic(args: Any) -> int:
             for d in args.effect:
                 row = {"n_conversations": n, "n_participants": -1 if p is None else p,
                        "effect": d}  # fmt: skip
-                row["design_effect"] = (
-                    design_effect(m, opts["icc"], cv=opts["cv"]) if p and opts["design"]
-                    != "within" else 1.0
-                )  # fmt: skip
+                if not p:
+                    row["design_effect"] = 1.0
+                elif opts["design"] == "within":
+                    row["design_effect"] = (1.0 - opts["icc"]) * n / (n - p) if n > p else np.nan
+                else:
+                    row["design_effect"] = design_effect(m, opts["icc"], cv=opts["cv"])
                 for method in ("z", "t"):
                     row[f"power_{method}"] = analytic_power(
                         d, sd=args.sd, n_conversations=n, n_participants=p, method=method, **opts

@@ -65,8 +65,13 @@ The same study gives the same numbers on a laptop and on a cluster: only the exe
    mid-replicate costs only that replicate, which Dask reschedules elsewhere.
 
 The shared context (e.g. the population values of the coverage study) is computed once on the
-client, cached in the parts folder, and broadcast to every worker once. Keep ``--nthreads 1``:
-several threads per worker process only contend for the GIL. On a batch system (SLURM, PBS),
+client, cached in the parts folder, and broadcast to every worker once; the client keeps about
+two replicates per worker thread in flight, so memory stays flat however long the study. Keep
+``--nthreads 1``: replicates run single-threaded and several threads per worker process only
+contend for the GIL. Byte-identical results across machines need identical library versions
+and, strictly, the same BLAS kernels: OpenBLAS picks kernels by CPU type, so on a cluster of
+mixed CPU generations set ``OPENBLAS_CORETYPE`` to one common type on every node (and on the
+client) when bit-for-bit agreement with a laptop run matters. On a batch system (SLURM, PBS),
 ``dask-jobqueue`` starts the same workers as jobs; pass its scheduler address the same way.
 
 Examples

@@ -223,6 +223,8 @@ def test_power_curve_input_errors():
     between = ContrastModel("between", effect=0.2, sd=1.0, icc=0.1)
     with pytest.raises(ValueError, match="give n_participants"):
         power_curve(between, n_conversations=[50], n_simulations=10)
+    with pytest.raises(ValueError, match="at least 2 participants in each group"):
+        power_curve(between, n_conversations=[30], n_participants=[3], n_simulations=10)
     with pytest.raises(ValueError, match="bootstrap' is implemented for design='paired' only"):
         power_curve(between, n_conversations=[50], n_participants=[5], test="bootstrap")
     with pytest.raises(ValueError, match="icc must lie in"):
@@ -383,35 +385,46 @@ def test_release_power_size_under_the_null():
                         n_participants=[8], logit_differences=[0.0], unit="conversation",
                         n_simulations=300, n_resamples=499, seed=1)  # fmt: skip
     power = float(res.table["power"].iloc[0])
+    print(f"size of the paired bootstrap test of pooled MCC: {power:.4f} (300 releases)")
     assert abs(power - 0.05) < 4 * _mc_se(0.05, 300)
 
 
 @pytest.mark.slow
-def test_release_power_agrees_with_normal_model_fitted_on_a_large_release():
-    # The clustered normal model fitted on a large simulated release predicts the power of the
-    # full pipeline at 60 conversations (z with n / deff; Monte Carlo SE of 200 releases).
+def test_release_power_agrees_with_normal_theory():
+    # Full pipeline (simulate, load, score, conversation bootstrap) without participant effects
+    # or interactions: paired differences are independent across conversations, so the
+    # bootstrap test is asymptotically the z test of the mean difference. Its rejection rate must
+    # match normal-theory power computed from the sampling distribution of the estimates
+    # (mean mu and sd s of the 200 estimated differences), within a band that covers the
+    # uncertainty of mu and s (2 SE each) and the percentile bootstrap's SE factor
+    # sqrt((n - 1) / n), plus 4 Monte Carlo SE of the rejection rate.
     from dataclasses import replace
 
-    import attunestats as at
     from attunestats.power import release_power
-    from attunestats.release.load import release_from_documents
-    from attunestats.release.simulate import SCENARIOS, draw_effects, simulate_documents
+    from attunestats.release.simulate import SCENARIOS
 
-    cfg = replace(SCENARIOS["null"], n_models=2, n_human_raters=0, n_participants=12,
-                  participant_weights=(1.0,) * 12)  # fmt: skip
-    eff = draw_effects(cfg, seed=3)
-    theta = eff.theta.copy()
-    theta[1, 2] = theta[0, 2] - 0.6
-    eff = replace(eff, theta=theta)
-    big = simulate_documents(replace(cfg, n_conversations=2400), seed=9, effects=eff)
-    scores = at.score(release_from_documents(big.conversations, big.runs, big.release_info))
-    model = fit_contrast(scores, metric="avg_pairwise_accuracy",
-                         predictors=eff.predictors[:2])  # fmt: skip
-    expected = model.analytic_power(60, 12, method="t")
-    res = release_power(cfg, effects=eff, metric="avg_pairwise_accuracy", n_conversations=[60],
-                        n_participants=[12], logit_differences=[0.0], unit="participant",
-                        n_simulations=200, n_resamples=499, seed=5)  # fmt: skip
-    assert abs(res.table["power"].iloc[0] - expected) < 4 * _mc_se(expected, 200) + 0.03
+    # equal base skills (skill_sd 0), so the predictors differ by exactly 0.25 logits
+    cfg = replace(SCENARIOS["null"], participant_sd=0.0, diagnosis_interaction_sd=0.0,
+                  topic_interaction_sd=0.0, skill_sd=0.0)  # fmt: skip
+    n, n_sim = 60, 200
+    res = release_power(cfg, metric="avg_pairwise_accuracy", n_conversations=[n],
+                        n_participants=[12], logit_differences=[0.25], unit="conversation",
+                        n_simulations=n_sim, n_resamples=499, seed=5)  # fmt: skip
+    est = res.simulations["estimate"].to_numpy()
+    mu, sd = abs(est.mean()), est.std(ddof=1)
+    assert mu > 3 * sd / math.sqrt(n_sim), "the planted difference must show"
+    se_mu, se_sd = sd / math.sqrt(n_sim), sd / math.sqrt(2 * (n_sim - 1))
+    z = stats.norm.ppf(0.975)
+    band = [
+        stats.norm.cdf(m / (f * v) - z) + stats.norm.cdf(-m / (f * v) - z)
+        for m in (mu - 2 * se_mu, mu + 2 * se_mu)
+        for v in (sd - 2 * se_sd, sd + 2 * se_sd)
+        for f in (1.0, math.sqrt((n - 1) / n))
+    ]
+    power = float(res.table["power"].iloc[0])
+    mc = 4 * _mc_se(power, n_sim)
+    print(f"release-simulator power {power:.3f}; normal theory {min(band):.3f}-{max(band):.3f}")
+    assert min(band) - mc < power < max(band) + mc
 
 
 # --------------------------------------------------------------------------------------------
