@@ -769,8 +769,17 @@ def _warm(reference: str) -> int:
     return os.getpid()
 
 
+_ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def _start_pool(context: Any, n_workers: int, reference: str) -> cf.ProcessPoolExecutor:
-    """Spawn the worker processes and import the replicate's module in them (before timing)."""
+    """Spawn the worker processes and import the replicate's module in them (before timing).
+
+    Workers start with one BLAS thread (environment variables set while they are spawned, as
+    Dask's nanny does), so no idle BLAS threads compete with the other workers for the cores.
+    """
+    saved = {k: os.environ.get(k) for k in _ONE_THREAD}
+    os.environ.update(dict.fromkeys(_ONE_THREAD, "1"))
     pool = cf.ProcessPoolExecutor(
         max_workers=n_workers,
         mp_context=multiprocessing.get_context("spawn"),
@@ -783,6 +792,12 @@ def _start_pool(context: Any, n_workers: int, reference: str) -> cf.ProcessPoolE
     except BaseException:
         pool.shutdown(wait=True, cancel_futures=True)
         raise
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
     return pool
 
 
