@@ -150,6 +150,33 @@ fig = figures.difference_heatmap(diff, sig, metric="composite", simulated=SIM)
 figures.save_figure(fig, "03_paired_differences_composite", out_dir)""",
         ],
     ),
+    "04_metric_independence": (
+        "# 04 Metric independence\n\nAre the capabilities really independent, or do they only look so "
+        "because the metrics are noisy? Rank correlations across models with bootstrap intervals and "
+        "permutation tests, noise-corrected (disattenuated) correlations, a latent-skill model with an "
+        "LKJ prior, Kendall's W and principal components against permutation nulls. With 11 models "
+        "many pairs are honestly 'too noisy to tell'.",
+        [
+            SETUP,
+            '''from attunestats import independence as ind
+
+scores = at.score(rel)
+report = ind.capability_independence(
+    scores, correction="holm", latent=True,
+    latent_options=dict(draws=mcmc_draws, tune=mcmc_tune, chains=mcmc_chains, on_failure="flag"),
+    n_resamples=n_resamples, n_permutations=2000 if fast else 10_000, n_splits=200 if fast else 1000,
+    rng=seed,
+)
+tables.write_table(report.to_frame(), "04_capability_independence", out_dir, simulated=SIM,
+                   caption="Capability independence: correlations, intervals, noise-corrected values, verdicts")
+tables.write_table(report.summary, "04_global_tests", out_dir, simulated=SIM,
+                   caption="Global independence test, Kendall's W across metrics, first principal component")
+report.to_frame()[["capability_a", "capability_b", "kendall", "corrected", "verdict"]]''',
+            '''fig = report.figure()
+figures.save_figure(fig, "04_capability_independence", out_dir)
+report.summary''',
+        ],
+    ),
     "07_human_baseline": (
         "# 07 Human baseline and agreement\n\nAgreement among the human baseline raters on every "
         "annotation type, raters against the participants, humans against models on identical "
