@@ -1224,9 +1224,9 @@ def release_power_replicate(context: _ReleaseContext, seed: int) -> pd.DataFrame
 
     For grid point ``k`` (conversations ``n``, participants ``p``) the population (participants,
     their diagnoses, topics, interactions) is drawn from ``SeedSequence([seed, k])``; predictor
-    0 gets skills ``theta[0]``, predictor 1 ``theta[1]`` minus the logit difference on the
-    contrast's capabilities; the same conversations' random draws are reused for every
-    difference (common random numbers). The release is scored and the paired difference of
+    0 gets skills ``theta[0]``, predictor 1 ``theta[1]`` with, on the contrast's capabilities,
+    predictor 0's skill minus the logit difference (``None``: ``theta[1]`` as given); the same
+    conversations' random draws are reused for every difference (common random numbers). The release is scored and the paired difference of
     ``metric`` (predictor 0 minus 1) bootstrapped with the package's cluster bootstrap.
     """
     import warnings
@@ -1257,7 +1257,9 @@ def release_power_replicate(context: _ReleaseContext, seed: int) -> pd.DataFrame
             theta = base.theta.copy()
             theta[0] = context.theta[0]
             theta[1] = context.theta[1]
-            theta[1, list(context.capabilities)] -= float(diff)
+            caps = list(context.capabilities)
+            if diff is not None:
+                theta[1, caps] = theta[0, caps] - float(diff)
             effects = replace(base, theta=theta)
             docs = simulate_documents(cfg, seed=sub, effects=effects)
             scores = score(release_from_documents(docs.conversations, docs.runs, docs.release_info))
@@ -1276,7 +1278,7 @@ def release_power_replicate(context: _ReleaseContext, seed: int) -> pd.DataFrame
                 {
                     "n_conversations": int(n),
                     "n_participants": int(p),
-                    "logit_difference": float(diff),
+                    "logit_difference": float(s["base_difference"] if diff is None else diff),
                     "estimate": est,
                     "standard_error": float(np.nanstd(dist, ddof=1)),
                     "pvalue": pval,
@@ -1292,7 +1294,7 @@ def release_power(
     metric: str,
     n_conversations: Any,
     n_participants: Any,
-    logit_differences: Any = (0.0,),
+    logit_differences: Any = None,
     effects: TrueEffects | None = None,
     predictors: Sequence[str] | None = None,
     unit: Literal["participant", "conversation"] = "participant",
@@ -1318,9 +1320,12 @@ def release_power(
         Any conversation-level registry metric, pooled ones included.
     n_conversations, n_participants : int or sequence of int
         The grid (``n >= p``).
-    logit_differences : float or sequence
-        Skill of predictor 0 minus predictor 1 on the metric's capability (all five for a
-        composite), logit scale, added to the base skills. ``0`` measures the size of the test.
+    logit_differences : float, sequence or None
+        Skill of predictor 0 minus predictor 1 on the metric's capability (every capability for
+        a composite), logit scale: predictor 1's skill there is set to predictor 0's minus it
+        (other capabilities keep the base skills). ``0`` measures the size of the test. ``None``:
+        the base skills as they are (e.g. the planted difference of a simulated release),
+        reported as their mean difference over the contrast's capabilities.
     effects, predictors : optional
         Base skills: the rows of ``predictors`` (two names) in ``effects`` (e.g.
         ``truth_from_file("release/truth.json")`` of a simulated release: its planted skills);
@@ -1372,7 +1377,12 @@ def release_power(
     grid = [[int(n), int(p)] for n in ns for p in ps if n >= p]
     if not grid:
         raise ValueError("no grid point has n_conversations >= n_participants")
-    diffs = _as_float_array("logit_differences", logit_differences)
+    if logit_differences is None:
+        diffs: list[float | None] = [None]
+    else:
+        diffs = [float(d) for d in _as_float_array("logit_differences", logit_differences)]
+    cap_idx = [CAPABILITIES.index(c) for c in caps]
+    base_difference = float(np.mean(theta[0, cap_idx] - theta[1, cap_idx]))
     if isinstance(n_simulations, bool) or not isinstance(n_simulations, int) or n_simulations < 2:
         raise ValueError(f"n_simulations must be an integer >= 2; got {n_simulations!r}")
     study_config = {
@@ -1381,7 +1391,8 @@ def release_power(
         "capabilities": caps,
         "metric": metric,
         "grid": grid,
-        "logit_differences": [float(d) for d in diffs],
+        "logit_differences": diffs,
+        "base_difference": base_difference,
         "unit": unit,
         "n_resamples": int(n_resamples),
         "alpha": alpha,
@@ -1787,7 +1798,12 @@ def _cmd_release(args: Any) -> int:
     config = None if effects is not None else SCENARIOS[args.scenario]
     result = release_power(
         config, metric=args.metric, n_conversations=args.conversations,
-        n_participants=args.participants, logit_differences=args.logit_differences,
+        n_participants=args.participants,
+        logit_differences=(
+            args.logit_differences
+            if args.logit_differences is not None or effects is not None
+            else [0.0]
+        ),
         effects=effects, predictors=args.predictors, unit=args.unit,
         n_simulations=args.simulations, n_resamples=args.resamples, alpha=args.alpha,
         seed=args.seed, out=args.study, **executor_options(args),
@@ -1854,7 +1870,9 @@ def power_command(argv: Sequence[str]) -> int:
     p.add_argument("--metric", required=True)
     p.add_argument("--conversations", type=int, nargs="+", required=True)
     p.add_argument("--participants", type=int, nargs="+", required=True)
-    p.add_argument("--logit-differences", type=float, nargs="+", default=[0.0])
+    p.add_argument("--logit-differences", type=float, nargs="+", default=None,
+                   help="skill differences on the metric's capability (default: 0, the size; "
+                   "with --truth: the planted difference)")  # fmt: skip
     p.add_argument("--scenario", default="paper")
     p.add_argument("--truth", default=None, help="truth.json of a simulated release")
     p.add_argument("--predictors", nargs=2, default=None, metavar=("A", "B"))

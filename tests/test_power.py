@@ -350,6 +350,8 @@ def test_independence_power_curve_size_and_growth():
 # release simulator
 # --------------------------------------------------------------------------------------------
 def test_release_power_runs_the_full_pipeline_identically_on_two_executors():
+    from dataclasses import replace
+
     from attunestats.power import release_power
     from attunestats.release.simulate import SCENARIOS
 
@@ -364,6 +366,16 @@ def test_release_power_runs_the_full_pipeline_identically_on_two_executors():
     assert (sims.loc[sims["logit_difference"] == 2.0, "estimate"]
             > sims.loc[sims["logit_difference"] == 0.0, "estimate"].to_numpy()).all()  # fmt: skip
     assert t.loc[2.0, "effect"] > 0.1
+    # None: the skills of the given population as they are (its planted difference)
+    from attunestats.release.simulate import draw_effects
+
+    eff = draw_effects(replace(SCENARIOS["null"], n_models=3, n_human_raters=0), seed=8)
+    planted = release_power(effects=eff, predictors=("sim-model-03", "sim-model-01"),
+                            metric="avg_pairwise_accuracy", n_conversations=[12],
+                            n_participants=[3], n_simulations=2, n_resamples=49)  # fmt: skip
+    expected = eff.theta[2, 2] - eff.theta[0, 2]  # preference is capability 2
+    assert planted.table["logit_difference"].iloc[0] == pytest.approx(expected, rel=1e-12)
+    assert planted.table["contrast"].iloc[0] == "sim-model-03 - sim-model-01"
     with pytest.raises(ValueError, match="conversation-level registry metric"):
         release_power(SCENARIOS["null"], metric="emotion_f1", n_conversations=[10],
                       n_participants=[2])  # fmt: skip
