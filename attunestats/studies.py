@@ -38,7 +38,8 @@ interval coverage against population values, :mod:`attunestats.coverage`), ``mea
 (coverage of the cluster-t interval of a clustered normal mean: a cheap, exactly calibrated study),
 ``power_curve`` (simulated power of a clustered contrast, :mod:`attunestats.power`),
 ``release_power`` (size and power of the paired bootstrap comparison on full simulated releases),
-and ``recovery`` (hierarchical recovery; its replicate lives in :mod:`attunestats.hierarchical`).
+and ``recovery`` (hierarchical model recovery: simulate, fit with :mod:`attunestats.hierarchical`,
+compare with the planted truth; :func:`recovery_replicate`).
 Other modules add kinds with :func:`register_study_kind`. Everything a study produces is
 simulated and labelled so (``constants.SIMULATED_LABEL``).
 
@@ -1214,13 +1215,77 @@ register_study_kind(
     description="size and power of the paired bootstrap comparison of two predictors on full "
     "simulated releases (attunestats.power.release_power builds the config)",
 )
+_RECOVERY_MODELS = {
+    "behaviour": "behaviour_model_from_scores",
+    "preference": "preference_model_from_scores",
+    "emotion": "emotion_model_from_scores",
+    "holistic": "holistic_model_from_scores",
+}
+
+
+def recovery_replicate(config: Mapping[str, Any], seed: int) -> pd.DataFrame:
+    """One hierarchical-recovery replicate: simulate a release, fit, compare with the truth.
+
+    Draws a release (scenario ``config["scenario"]`` with ``config["simulation"]`` overrides,
+    population and conversations from ``seed``), scores it, builds the hierarchical model of
+    ``config["capability"]`` (:mod:`attunestats.hierarchical`, ``*_model_from_scores`` with
+    ``config["model_options"]``), samples it (``draws``, ``tune``, ``chains``; chains run one
+    after the other, seeded by ``seed``) and returns
+    :func:`attunestats.hierarchical.recovery.recovery_table` (posterior mean and interval of every
+    identifiable quantity next to its true value, ``covered``, ``passed``) with the sampler's
+    divergences.
+    """
+    from dataclasses import replace
+
+    from attunestats import hierarchical as hier
+    from attunestats.hierarchical.recovery import recovery_table, truth_from_simulation
+    from attunestats.metrics.score import score
+    from attunestats.release.load import release_from_documents
+    from attunestats.release.simulate import SCENARIOS, simulate_documents
+
+    capability = config["capability"]
+    if capability not in _RECOVERY_MODELS:
+        raise ValueError(
+            f"capability must be one of {sorted(_RECOVERY_MODELS)}; got {capability!r}"
+        )
+    sim = SCENARIOS[config["scenario"]]
+    if config.get("simulation"):
+        sim = replace(sim, **config["simulation"])
+    docs = simulate_documents(sim, seed=int(seed))
+    scores = score(release_from_documents(docs.conversations, docs.runs, docs.release_info))
+    build = getattr(hier, _RECOVERY_MODELS[capability])
+    model = build(scores, **dict(config.get("model_options") or {}))
+    result = hier.fit(
+        model,
+        draws=int(config["draws"]),
+        tune=int(config["tune"]),
+        chains=int(config["chains"]),
+        cores=1,
+        sampler=config.get("sampler", "auto"),
+        rng=int(seed) % (2**31),
+        progress_bar=False,
+    )
+    truth = truth_from_simulation(json.loads(docs.files()["truth.json"]), capability)
+    table = recovery_table(result, truth, ci_prob=float(config["ci_prob"]))
+    return table.reset_index(drop=True)
+
+
 register_study_kind(
     "recovery",
-    "attunestats.hierarchical:recovery_replicate",
-    setup="attunestats.hierarchical:recovery_setup",
-    defaults=None,
-    description="hierarchical model parameter recovery (replicate provided by "
-    "attunestats.hierarchical)",
+    "attunestats.studies:recovery_replicate",
+    defaults={
+        "capability": "behaviour",
+        "scenario": "paper",
+        "simulation": {"n_conversations": 60, "n_models": 4, "n_human_raters": 0, "n_topics": 10},
+        "model_options": {},
+        "draws": 300,
+        "tune": 300,
+        "chains": 2,
+        "sampler": "auto",
+        "ci_prob": 0.94,
+    },
+    description="hierarchical model parameter recovery against the simulator's truth "
+    "(attunestats.hierarchical)",
 )
 
 
