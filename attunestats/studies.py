@@ -85,6 +85,7 @@ Examples
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import hashlib
 import importlib
 import json
@@ -714,21 +715,41 @@ class _Progress:
 # --------------------------------------------------------------------------------------------
 # executors
 # --------------------------------------------------------------------------------------------
-def _single_threaded() -> Any:
-    """BLAS limited to one thread while a replicate runs, in every executor.
+_ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@contextlib.contextmanager
+def _single_threaded() -> Iterator[None]:
+    """One BLAS/OpenMP thread while a replicate runs, in every executor.
 
     Multi-threaded BLAS may sum in another order than single-threaded BLAS (Dask workers run
-    with one thread), and a last-bit difference can flip a tie in a bootstrap count; pinning one
-    thread everywhere makes a replicate's numbers independent of where it runs. Parallelism comes
-    from running replicates side by side.
+    with one thread), and a last-bit difference can flip a tie in a bootstrap count or change
+    the path of an MCMC chain; pinning one thread everywhere makes a replicate's numbers
+    independent of where it runs. Libraries already loaded are limited with ``threadpoolctl``;
+    libraries loaded during the replicate (e.g. compiled PyTensor modules) read the thread
+    environment variables, which are set to 1 meanwhile (they keep one thread afterwards).
+    Parallelism comes from running replicates side by side.
     """
+    saved = {k: os.environ.get(k) for k in _ONE_THREAD}
+    os.environ.update(dict.fromkeys(_ONE_THREAD, "1"))
     try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl comes with the scientific stack
-        import contextlib
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:  # pragma: no cover - threadpoolctl comes with the scientific stack
+            yield
+        else:
+            with threadpool_limits(limits=1):
+                yield
+    finally:
+        _restore_env(saved)
 
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1)
+
+def _restore_env(saved: Mapping[str, str | None]) -> None:
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 def _call(reference: str, context: Any, seed: int) -> pd.DataFrame:
@@ -770,9 +791,6 @@ def _warm(reference: str) -> int:
     return os.getpid()
 
 
-_ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
 def _start_pool(context: Any, n_workers: int, reference: str) -> cf.ProcessPoolExecutor:
     """Spawn the worker processes and import the replicate's module in them (before timing).
 
@@ -794,11 +812,7 @@ def _start_pool(context: Any, n_workers: int, reference: str) -> cf.ProcessPoolE
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+        _restore_env(saved)
     return pool
 
 
