@@ -12,9 +12,10 @@ hierarchical recovery, power curves) that need thousands of simulated releases. 
 Replicate ``i`` uses the seed :func:`replicate_seed` ``(seed, i)`` (``SeedSequence(seed).spawn``'s
 child ``i``), which depends neither on the executor nor on the order in which replicates finish,
 so a replicate is a pure function of (config, seed, i) and the results are the same numbers
-whatever runs them. Every replicate runs with single-threaded BLAS (``threadpoolctl``) in every
-executor: multi-threaded BLAS can add in another order, and a last-bit difference is enough to flip
-a tie in a bootstrap count. :func:`run_study` runs the replicates that are not done yet
+whatever runs them. Every replicate runs with one BLAS/OpenMP thread in every executor
+(``threadpoolctl`` and the thread environment variables): multi-threaded BLAS can add in another
+order, and a last-bit difference is enough to flip a tie in a bootstrap count or to send an MCMC
+chain elsewhere. :func:`run_study` runs the replicates that are not done yet
 
 - ``executor="serial"``: in this process, one after the other;
 - ``executor="processes"``: in local worker processes (``concurrent.futures`` with the spawn start
