@@ -105,7 +105,11 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from attunestats.pipeline import reproduce
 
     return reproduce(
-        release=args.release, out=args.out, fast=args.fast, seed=args.seed, notebooks_dir=args.notebooks
+        release=args.release,
+        out=args.out,
+        fast=args.fast,
+        seed=args.seed,
+        notebooks_dir=args.notebooks,
     )
 
 
@@ -164,6 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ReleaseError as exc:
         print(str(exc), file=sys.stderr)
         return 1
+    except (FileExistsError, FileNotFoundError, NotADirectoryError, ValueError, TypeError) as exc:
+        # bad arguments or paths: a clear message and exit status 2, as argparse does
+        print(f"attunestats {args.command}: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,45 @@
+"""The command line: simulate -> validate -> summary -> score, and errors with exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from attunestats.cli import main
+
+
+def test_simulate_validate_summary_score(tmp_path, capsys):
+    out = tmp_path / "rel"
+    args = ["simulate", str(out), "--seed", "1", "--n-conversations", "12", "--n-models", "2",
+            "--n-human-raters", "1", "--n-topics", "5"]  # fmt: skip
+    assert main(args) == 0
+    assert (out / "truth.json").exists() and (out / "release.json").exists()
+    assert main(["validate", str(out)]) == 0
+    assert "valid" in capsys.readouterr().out
+    assert main(["summary", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "SIMULATED DATA" in text and "conversations" in text
+    table = tmp_path / "scores.csv"
+    assert main(["score", str(out), "--out", str(table)]) == 0
+    frame = pd.read_csv(table, comment="#")
+    assert {"predictor", "conversation_id", "metric", "value"} <= set(frame.columns)
+    summary = json.loads((tmp_path / "scores_summary.json").read_text())
+    assert summary  # the per-predictor summary JSON is written next to the table
+    # same seed, same bytes: a second simulation into another directory is identical
+    other = tmp_path / "rel2"
+    assert main(["simulate", str(other), *args[2:]]) == 0
+    for path in sorted(out.rglob("*.json")):
+        assert path.read_bytes() == (other / path.relative_to(out)).read_bytes()
+    # refusing to overwrite a non-empty directory is an error message, not a traceback
+    assert main(args) == 2
+    assert "is not empty" in capsys.readouterr().err
+
+
+def test_validate_reports_problems_and_exits_nonzero(tmp_path, capsys):
+    root = tmp_path / "bad"
+    (root / "conversations").mkdir(parents=True)
+    (root / "conversations" / "conversation_5.json").write_text("{not json")
+    assert main(["validate", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "conversation_5.json" in out and "problem" in out
