@@ -8,6 +8,8 @@ summary [DIR]               print the counts of a release (default: the bundled 
 score [DIR] [--out FILE]    recompute every metric; write tables (CSV/Parquet) + summary JSON
 reproduce [--release DIR] [--out DIR] [--fast]
                             rebuild every table and figure (executes the notebooks)
+power ...                   power / minimum detectable effect (see ``attunestats power --help``)
+study ...                   run or resume a simulation study, serially, on processes or on Dask
 
 With no DIR, commands use the bundled simulated release (:mod:`attunestats.release.bundled`);
 everything computed from it is labelled simulated.
@@ -113,6 +115,21 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     )
 
 
+def _cmd_power(args: argparse.Namespace) -> int:
+    from attunestats.power import power_command
+
+    return power_command(args.rest)
+
+
+def _cmd_study(args: argparse.Namespace) -> int:
+    from attunestats.studies import study_command
+
+    return study_command(args.rest)
+
+
+_PASSTHROUGH = {"power": _cmd_power, "study": _cmd_study}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="attunestats",
@@ -154,13 +171,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=20260521, help="root seed of every artefact")
     p.add_argument("--notebooks", default=None, help="notebook directory (default: notebooks/)")
     p.set_defaults(func=_cmd_reproduce)
+
+    p = sub.add_parser("power", help="power and minimum detectable effects (attunestats power --help)",
+                       add_help=False)  # fmt: skip
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=_cmd_power)
+
+    p = sub.add_parser("study", help="run or resume a simulation study (attunestats study --help)",
+                       add_help=False)  # fmt: skip
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=_cmd_study)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``attunestats`` command."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in _PASSTHROUGH:
+        # these commands parse their own arguments (argparse.REMAINDER cannot pass on --help)
+        args = argparse.Namespace(command=argv[0], rest=argv[1:], func=_PASSTHROUGH[argv[0]])
+    else:
+        args = build_parser().parse_args(argv)
     from attunestats.errors import ReleaseError
 
     try:

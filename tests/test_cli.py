@@ -43,3 +43,14 @@ def test_validate_reports_problems_and_exits_nonzero(tmp_path, capsys):
     assert main(["validate", str(root)]) == 1
     out = capsys.readouterr().out
     assert "conversation_5.json" in out and "problem" in out
+
+
+def test_power_and_study_commands_pass_their_arguments_through(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as excinfo:
+        main(["power", "--help"])
+    assert excinfo.value.code == 0
+    assert "analytic" in capsys.readouterr().out
+    assert main(["study", "kinds"]) == 0
+    assert "coverage" in capsys.readouterr().out
