@@ -14,16 +14,26 @@ and call these.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from attunestats.hierarchical.model import HierarchicalModel, Parameterization
+from attunestats.hierarchical.model import LEVELS, HierarchicalModel
 
 _DESIGN_COLUMNS = ("conversation_id", "participant_id", "diagnosis_group", "topic", "n_turns")
-_PARAMETERIZATIONS = ("centred", "noncentred", "mixed")
+Parameterization = str | Mapping[str, str]
+_PARAMETERIZATIONS = ("auto", "centred", "noncentred")
+#: ``parameterization="auto"``: conversation intercepts are centred when the median conversation
+#: carries at least this many effective binary observations (summed over predictors and rows).
+AUTO_CENTRED_MIN_OBS = 300.0
+#: ... and participant / topic intercepts when the median participant / topic has at least this
+#: many effective observations and :data:`AUTO_CENTRED_MIN_CONVERSATIONS` conversations.
+AUTO_CENTRED_MIN_OBS_LEVEL = 1000.0
+AUTO_CENTRED_MIN_CONVERSATIONS = 8
+#: Effective binary observations of one ordered-beta score (a rough equivalence, see docs).
+BOUNDED_EFFECTIVE_TRIALS = 4.0
 #: Maximum error of the holistic metrics (spec 2.5): the model uses ``1 - error / max``.
 HOLISTIC_MAX_ERROR = {"four_branch_mae": 6.0, "panas_mae": 60.0}
 DEFAULT_REFERENCE_GROUP = "none"
@@ -213,9 +223,64 @@ def _grid(data: pd.DataFrame, predictors: list[str], n_rows: int, column: str, f
 
 
 def _check_common(parameterization: Any, simulated: Any) -> None:
-    _check_choice("parameterization", parameterization, _PARAMETERIZATIONS)
+    if isinstance(parameterization, Mapping):
+        unknown = sorted(set(parameterization) - set(LEVELS))
+        if unknown:
+            raise ValueError(f"parameterization keys must be among {list(LEVELS)}; got {unknown}")
+        for lev, val in parameterization.items():
+            _check_choice(f"parameterization[{lev!r}]", val, _PARAMETERIZATIONS)
+    else:
+        _check_choice("parameterization", parameterization, _PARAMETERIZATIONS)
     if not isinstance(simulated, bool):
         raise TypeError(f"simulated must be a bool; got {simulated!r}")
+
+
+def auto_centring(
+    per_conversation: np.ndarray,
+    participant_of_conversation: np.ndarray,
+    topic_of_conversation: np.ndarray,
+) -> tuple[bool, bool, bool]:
+    """The ``parameterization="auto"`` choice: (participant, topic, conversation) centred?
+
+    ``per_conversation`` holds the effective binary observations of each conversation (trials
+    summed over predictors and rows; 4 per ordered-beta score). See :mod:`.model`.
+    """
+    conv = bool(np.median(per_conversation) >= AUTO_CENTRED_MIN_OBS)
+
+    def level(index: np.ndarray) -> bool:
+        n_conv = np.bincount(index)
+        n_obs = np.bincount(index, weights=per_conversation)
+        keep = n_conv > 0
+        return bool(
+            np.median(n_conv[keep]) >= AUTO_CENTRED_MIN_CONVERSATIONS
+            and np.median(n_obs[keep]) >= AUTO_CENTRED_MIN_OBS_LEVEL
+        )
+
+    # a centred level above non-centred conversation intercepts diverged in tests (holistic
+    # outcomes: 272 divergences in 1,000 draws), so the upper levels are centred only with them
+    return (
+        conv and level(participant_of_conversation),
+        conv and level(topic_of_conversation),
+        conv,
+    )
+
+
+def _resolve(
+    parameterization: Parameterization, per_conversation: np.ndarray, lv: Mapping[str, Any]
+) -> tuple[bool, bool, bool]:
+    auto = auto_centring(
+        per_conversation, lv["participant_of_conversation"], lv["topic_of_conversation"]
+    )
+    spec = (
+        parameterization
+        if isinstance(parameterization, Mapping)
+        else dict.fromkeys(LEVELS, parameterization)
+    )
+    out = []
+    for lev, a in zip(LEVELS, auto):
+        choice = spec.get(lev, "auto")
+        out.append(a if choice == "auto" else choice == "centred")
+    return (out[0], out[1], out[2])
 
 
 def _duplicates(df: pd.DataFrame, keys: list[str], name: str) -> None:
@@ -237,7 +302,7 @@ def binomial_model(
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
     turn_slope: bool = True,
-    parameterization: Parameterization = "centred",
+    parameterization: Parameterization = "auto",
     simulated: bool = False,
     metric: str = "",
 ) -> HierarchicalModel:
@@ -262,8 +327,11 @@ def binomial_model(
         order).
     turn_slope : bool
         Include the per-predictor turn drift.
-    parameterization : {"centred", "noncentred"}
-        Of the participant / topic / conversation intercepts (see :mod:`.model`).
+    parameterization : {"auto", "centred", "noncentred"} or mapping
+        Of the participant / topic / conversation intercepts (see :mod:`.model`); a mapping
+        sets it per level (``{"topic": "noncentred"}``; levels not given are ``"auto"``).
+        ``"auto"`` (default) centres a level when the data pin its intercepts down
+        (:func:`auto_centring`), where the centred form samples best.
     simulated : bool
         Whether the data come from a simulated release.
     metric : str
@@ -312,13 +380,16 @@ def binomial_model(
     arrays = _finalise(
         {**lv, **rows, "successes": succ.astype(np.int64), "trials": trials.astype(np.int64)}
     )
+    per_conv = np.bincount(
+        rows["conversation_of_row"], weights=trials.sum(axis=0), minlength=len(lv["conversations"])
+    )
     return HierarchicalModel(
         outcome=outcome,
         family="binomial",
         predictors=tuple(preds),
         tasks=tuple(tasks),
         turn_slope=bool(turn_slope),
-        parameterization=parameterization,
+        centring=_resolve(parameterization, per_conv, lv),
         simulated=simulated,
         metric=metric,
         capability=capability,
@@ -332,7 +403,7 @@ def behaviour_model(
     *,
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
-    parameterization: Parameterization = "centred",
+    parameterization: Parameterization = "auto",
     simulated: bool = False,
 ) -> HierarchicalModel:
     """Turn-level binary behaviour correctness: correct judgements out of scored ones.
@@ -370,7 +441,7 @@ def behaviour_model_from_scores(
     mode: str | None = None,
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
-    parameterization: Parameterization = "centred",
+    parameterization: Parameterization = "auto",
 ) -> HierarchicalModel:
     """:func:`behaviour_model` on ``scores.turn_counts`` (correct = tp + tn, trials = all four).
 
@@ -416,7 +487,7 @@ def preference_model(
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
     decided_only: bool = True,
-    parameterization: Parameterization = "centred",
+    parameterization: Parameterization = "auto",
     simulated: bool = False,
 ) -> HierarchicalModel:
     """Pairwise preference correctness: a Bernoulli per comparison, with the shared structure.
@@ -478,7 +549,7 @@ def preference_model_from_scores(
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
     decided_only: bool = True,
-    parameterization: Parameterization = "centred",
+    parameterization: Parameterization = "auto",
 ) -> HierarchicalModel:
     """:func:`preference_model` on ``scores.comparisons``."""
     comp = _mode_filter(_scores_table(scores, "comparisons"), mode, "scores.comparisons")
@@ -502,7 +573,7 @@ def bounded_model(
     level: str = "turn",
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
-    parameterization: Parameterization = "centred",
+    parameterization: Parameterization = "auto",
     simulated: bool = False,
     metric: str = "",
     scale: float = 1.0,
@@ -552,13 +623,18 @@ def bounded_model(
     vals = _grid(df, preds, n_rows, "value", np.float64(np.nan))
     lv.pop("n_turns")
     arrays = _finalise({**lv, **rows, "values": vals, "observed": ~np.isnan(vals)})
+    per_conv = BOUNDED_EFFECTIVE_TRIALS * np.bincount(
+        rows["conversation_of_row"],
+        weights=(~np.isnan(vals)).sum(axis=0),
+        minlength=len(lv["conversations"]),
+    )
     return HierarchicalModel(
         outcome=outcome,
         family="ordered_beta",
         predictors=tuple(preds),
         tasks=("all",),
         turn_slope=level == "turn",
-        parameterization=parameterization,
+        centring=_resolve(parameterization, per_conv, lv),
         simulated=simulated,
         metric=metric,
         scale=float(scale),
@@ -574,7 +650,7 @@ def emotion_model(
     metric: str = "emotion_f1",
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
-    parameterization: Parameterization = "centred",
+    parameterization: Parameterization = "auto",
     simulated: bool = False,
 ) -> HierarchicalModel:
     """Turn-level emotion tracking score in [0, 1] (``emotion_f1`` or ``emotion_va_score``).
@@ -602,7 +678,7 @@ def emotion_model_from_scores(
     mode: str | None = None,
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
-    parameterization: Parameterization = "centred",
+    parameterization: Parameterization = "auto",
 ) -> HierarchicalModel:
     """:func:`emotion_model` on ``scores.turn`` rows of ``metric``."""
     _check_choice("metric", metric, ("emotion_f1", "emotion_va_score"))
@@ -629,7 +705,7 @@ def holistic_model(
     max_error: float | None = None,
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
-    parameterization: Parameterization = "centred",
+    parameterization: Parameterization = "auto",
     simulated: bool = False,
 ) -> HierarchicalModel:
     """Conversation-level holistic prediction error, modelled as ``1 - error / max_error``.
@@ -678,7 +754,7 @@ def holistic_model_from_scores(
     mode: str | None = None,
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
-    parameterization: Parameterization = "centred",
+    parameterization: Parameterization = "auto",
 ) -> HierarchicalModel:
     """:func:`holistic_model` on ``scores.conversation`` rows of ``metric``."""
     _check_choice("metric", metric, tuple(HOLISTIC_MAX_ERROR))

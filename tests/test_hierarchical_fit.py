@@ -1,0 +1,325 @@
+"""Hierarchical models: fitting, the diagnostics gate, the compile cache and the summaries.
+
+Independent references: ArviZ's own summary table for R-hat / ESS; the sample statistics for
+divergences; hand computations from the posterior draws (numpy / scipy / pandas) for every
+summary; a second sampler (PyMC's NUTS) for the nutpie posterior; data with planted
+overdispersion for the posterior predictive check.
+
+Fits here are small (synthetic panels of 4 predictors x 40 conversations, milliseconds per
+draw); the compiled model is shared through the compile cache within a test process.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import special, stats
+
+from attunestats import hierarchical as H
+from attunestats.errors import DiagnosticsError
+from attunestats.hierarchical import summaries as S
+from attunestats.hierarchical.synthetic import simulate_panel
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::FutureWarning"),
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+]
+
+SUMMARIES = (
+    S.parameter_summary,
+    S.variance_decomposition,
+    S.topic_effects,
+    S.predictor_effects,
+    S.diagnosis_contrasts,
+    S.turn_drift,
+    S.posterior_predictive_check,
+)
+
+
+@pytest.fixture(scope="module")
+def panel():
+    return simulate_panel(rng=4)
+
+
+@pytest.fixture(scope="module")
+def good_fit(panel):
+    """Long enough to pass the gate at the default thresholds (r_hat <= 1.01, ESS >= 400)."""
+    m = H.behaviour_model(panel.data, panel.design)
+    assert m.parameterization == "noncentred"  # ~140 judgements per conversation: auto rule
+    return H.fit(m, draws=1000, tune=1000, chains=4, rng=1, target_accept=0.9)
+
+
+@pytest.fixture(scope="module")
+def short_fit(panel):
+    """Far too short: must fail the gate."""
+    m = H.behaviour_model(panel.data, panel.design)
+    return H.fit(m, draws=25, tune=25, chains=2, rng=2)
+
+
+# ------------------------------------------------------------------------------- the gate
+def test_good_fit_passes_gate(good_fit):
+    assert good_fit.sampler == "nutpie"
+    assert good_fit.passed and good_fit.failures == () and good_fit.divergences == 0
+    assert good_fit.check() == ""
+    post = good_fit.idata["posterior"]
+    n_scalars = sum(int(np.prod(post[v].shape[2:])) for v in post.data_vars)
+    assert len(good_fit.diagnostics) == n_scalars
+    assert post.sizes["chain"] == 4 and post.sizes["draw"] == 1000
+
+
+def test_diagnostics_agree_with_arviz_per_element(good_fit):
+    """Each row equals ArviZ's rank-normalised R-hat / ESS of that element, selected by label.
+
+    (Not ``arviz.summary``: in ArviZ 1.3 its labels of ``diagnosis_interaction``, a variable
+    whose dims come in another order than in ``z_diagnosis_interaction``, are permuted.)
+    """
+    import arviz as az
+    import xarray as xr
+
+    post = good_fit.idata["posterior"]
+    rng = np.random.default_rng(0)
+    rows = good_fit.diagnostics.iloc[rng.choice(len(good_fit.diagnostics), 40, replace=False)]
+    rows = pd.concat([rows, good_fit.diagnostics.query("variable == 'diagnosis_interaction'")])
+    for r in rows.itertuples():
+        da = post[r.variable]
+        dims = [d for d in da.dims if d not in ("chain", "draw")]
+        labels = r.parameter[len(r.variable) + 1 : -1].split(", ") if dims else []
+        x = da.sel(dict(zip(dims, labels))).values
+        ds = xr.Dataset({"x": (("chain", "draw"), x)})
+        assert r.r_hat == pytest.approx(float(az.rhat(ds)["x"]), rel=1e-12)
+        assert r.ess_bulk == pytest.approx(float(az.ess(ds, method="bulk")["x"]), rel=1e-12)
+        assert r.ess_tail == pytest.approx(float(az.ess(ds, method="tail")["x"]), rel=1e-12)
+
+
+def test_short_fit_fails_gate_and_summaries_refuse(short_fit):
+    assert not short_fit.passed
+    div = int(short_fit.idata["sample_stats"]["diverging"].values.sum())
+    assert short_fit.divergences == div
+    failed = short_fit.diagnostics.loc[~short_fit.diagnostics["passed"], "parameter"].tolist()
+    assert failed
+    # each failure names a parameter with its reason
+    assert any(f.startswith(failed[0] + ": ") for f in short_fit.failures)
+    bad = short_fit.diagnostics.query("not passed").iloc[0]
+    assert bad["r_hat"] > 1.01 or min(bad["ess_bulk"], bad["ess_tail"]) < 400
+    for fn in SUMMARIES:
+        with pytest.raises(DiagnosticsError, match="diagnostics failed") as err:
+            fn(short_fit)
+        assert failed[0] in str(err.value)
+        out = fn(short_fit, accept_failed_diagnostics=True)
+        assert "warning" in out.columns and out["warning"].str.contains("failed").all()
+    with pytest.raises(TypeError, match="accept_failed_diagnostics must be a bool"):
+        S.turn_drift(short_fit, accept_failed_diagnostics="yes")
+
+
+def test_thresholds_are_arguments(short_fit, panel):
+    m = H.behaviour_model(panel.data, panel.design)
+    loose = H.fit(m, draws=25, tune=25, chains=2, rng=2, max_rhat=10.0, min_ess=0.0)
+    # same seed, same draws as short_fit; only the thresholds differ
+    np.testing.assert_array_equal(
+        loose.idata["posterior"]["intercept"].values,
+        short_fit.idata["posterior"]["intercept"].values,
+    )
+    assert loose.diagnostics["passed"].all()
+    assert loose.passed == (loose.divergences == 0)
+
+
+# --------------------------------------------------------------------- seeds and the cache
+def test_same_seed_same_draws_other_seed_other_draws(panel):
+    m = H.behaviour_model(panel.data, panel.design)
+    a = H.fit(m, draws=50, tune=50, chains=2, rng=11)
+    b = H.fit(m, draws=50, tune=50, chains=2, rng=11)
+    c = H.fit(m, draws=50, tune=50, chains=2, rng=12)
+    pa, pb, pc = (r.idata["posterior"]["turn_slope"].values for r in (a, b, c))
+    np.testing.assert_array_equal(pa, pb)
+    assert not np.array_equal(pa, pc)
+    assert a.seed == 11 and a.rng_seed == 11
+    g = H.fit(m, draws=20, tune=20, chains=2, rng=np.random.default_rng(5))
+    assert g.rng_seed is None and isinstance(g.seed, int)
+
+
+def test_cache_swaps_data_and_labels(good_fit):
+    """Same structure, new data and new labels: no recompilation, posterior of the new data."""
+    other = simulate_panel(rng=9)
+    renamed = {t: f"subject {t}" for t in other.design["topic"].unique()}
+    design = other.design.assign(topic=other.design["topic"].map(renamed))
+    m = H.behaviour_model(other.data, design)
+    assert m.structure_key() == good_fit.model.structure_key()
+    res = H.fit(m, draws=300, tune=300, chains=2, rng=3, min_ess=100)
+    assert res.from_cache and res.compile_seconds < 5
+    topics = [str(t) for t in res.idata["posterior"]["topic_effect"]["topic"].values]
+    assert topics == sorted(renamed.values())
+    # the new data, not the cached ones: observed accuracy per predictor inside its 94% interval
+    pe = S.predictor_effects(res, accept_failed_diagnostics=True).set_index("predictor")
+    obs = other.data.groupby("predictor")[["successes", "trials"]].sum()
+    acc = obs["successes"] / obs["trials"]
+    old = good_fit.model.to_frame().groupby("predictor")[["successes", "trials"]].sum()
+    assert not np.allclose(acc, old["successes"] / old["trials"])
+    # adjusted accuracy (average participant/topic) tracks the raw accuracy closely here
+    assert np.corrcoef(acc.loc[pe.index], pe["adjusted_mean"])[0, 1] > 0.9
+
+
+# ---------------------------------------------------------------- summaries by hand
+def test_parameter_summary_by_hand(good_fit):
+    t = S.parameter_summary(good_fit).set_index("parameter")
+    d = good_fit.idata["posterior"]["turn_slope"].values.reshape(-1, 4)
+    lo, hi = np.quantile(d, [0.03, 0.97], axis=0)
+    name = f"turn_slope[{good_fit.model.predictors[2]}]"
+    assert t.loc[name, "mean"] == pytest.approx(d[:, 2].mean())
+    assert t.loc[name, "ci_low"] == pytest.approx(lo[2])
+    assert t.loc[name, "ci_high"] == pytest.approx(hi[2])
+    assert not t["simulated"].any() and "warning" not in t.columns
+    # participant effect = participant intercept - intercept - diagnosis effect of its group
+    post = good_fit.idata["posterior"]
+    m = good_fit.model
+    p0 = m.participants[0]
+    g = m.diagnosis_groups[m.group_of_participant[0]]
+    eff = post["participant_intercept"].sel(participant=p0) - post["intercept"]
+    if g != m.reference_group:
+        eff = eff - post["diagnosis_effect"].sel(diagnosis=g)
+    assert t.loc[f"participant_effect[{p0}]", "mean"] == pytest.approx(float(eff.mean()))
+
+
+def test_variance_decomposition_by_hand(good_fit):
+    vd = S.variance_decomposition(good_fit).set_index("component")
+    post = good_fit.idata["posterior"]
+    v = {
+        c: post[n].values.ravel() ** 2
+        for c, n in (
+            ("participant", "sigma_participant"),
+            ("topic", "sigma_topic"),
+            ("conversation", "sigma_conversation"),
+            ("predictor x topic", "sigma_predictor_topic"),
+        )
+    }
+    tot = sum(v.values())
+    for c, x in v.items():
+        assert vd.loc[c, "share"] == pytest.approx((x / tot).mean())
+        assert vd.loc[c, "share_latent"] == pytest.approx((x / (tot + np.pi**2 / 3)).mean())
+    assert vd["share"].sum() == pytest.approx(1.0)  # residual row has NaN share
+    assert vd["share_latent"].sum() == pytest.approx(1.0)
+
+
+def test_topic_effects_by_hand(good_fit):
+    te = S.topic_effects(good_fit).set_index("topic")
+    post = good_fit.idata["posterior"]
+    v = post["topic_effect"].stack(s=("chain", "draw")).to_pandas().T  # draws x topics
+    hardest = v.idxmin(axis=1).value_counts(normalize=True)
+    for topic, p in hardest.items():
+        assert te.loc[topic, "p_hardest"] == pytest.approx(p)
+    assert te["p_hardest"].sum() == pytest.approx(1.0)
+    assert te.loc[v.columns, "p_below_average"].to_numpy() == pytest.approx((v < 0).mean().values)
+    by = S.topic_effects(good_fit, by_predictor=True)
+    assert len(by) == len(good_fit.model.topics) * good_fit.model.n_predictors
+    assert by.groupby("predictor")["p_hardest"].sum().to_numpy() == pytest.approx(1.0)
+
+
+def test_diagnosis_contrasts_and_drift_by_hand(good_fit):
+    m = good_fit.model
+    post = good_fit.idata["posterior"]
+    dc = S.diagnosis_contrasts(good_fit)
+    pred, grp = m.predictors[1], m.diagnosis_groups[2]
+    row = dc[(dc["predictor"] == pred) & (dc["group"] == grp)].iloc[0]
+    c = (
+        post["diagnosis_effect"].sel(diagnosis=grp)
+        + post["diagnosis_interaction"].sel(predictor=pred, diagnosis=grp)
+    ).values.ravel()
+    assert row["contrast"] == pytest.approx(c.mean())
+    assert row["p_positive"] == pytest.approx((c > 0).mean())
+    base = (
+        post["intercept"]
+        + post["predictor_effect"].sel(predictor=pred)
+        + 0.5 * post["turn_slope"].sel(predictor=pred)
+    ).values.ravel()
+    diff = special.expit(base + c) - special.expit(base)
+    assert row["difference"] == pytest.approx(diff.mean())
+    avg = dc[(dc["predictor"] == "(average)") & (dc["group"] == grp)].iloc[0]
+    assert avg["contrast"] == pytest.approx(
+        float(post["diagnosis_effect"].sel(diagnosis=grp).mean())
+    )
+
+    td = S.turn_drift(good_fit).set_index("predictor")
+    b = post["turn_slope"].sel(predictor=pred).values.ravel()
+    assert td.loc[pred, "slope"] == pytest.approx(b.mean())
+    assert td.loc[pred, "p_negative"] == pytest.approx((b < 0).mean())
+    start = (post["intercept"] + post["predictor_effect"].sel(predictor=pred)).values.ravel()
+    change = special.expit(start + b) - special.expit(start)
+    assert td.loc[pred, "change"] == pytest.approx(change.mean())
+    assert td.loc["(average)", "slope"] == pytest.approx(float(post["turn_slope"].mean()))
+
+
+def test_predictor_effects_by_hand(good_fit):
+    m = good_fit.model
+    post = good_fit.idata["posterior"]
+    pe = S.predictor_effects(good_fit).set_index("predictor")
+    w = pd.Series(m.group_of_conversation).value_counts(normalize=True).sort_index().to_numpy()
+    means = {}
+    for pred in m.predictors:
+        eta0 = (
+            post["intercept"]
+            + post["predictor_effect"].sel(predictor=pred)
+            + 0.5 * post["turn_slope"].sel(predictor=pred)
+        ).values.ravel()
+        acc = w[0] * special.expit(eta0)
+        for j, g in enumerate(m.diagnosis_groups[1:], start=1):
+            shift = (
+                post["diagnosis_effect"].sel(diagnosis=g)
+                + post["diagnosis_interaction"].sel(predictor=pred, diagnosis=g)
+            ).values.ravel()
+            acc = acc + w[j] * special.expit(eta0 + shift)
+        means[pred] = acc
+        assert pe.loc[pred, "adjusted_mean"] == pytest.approx(acc.mean())
+    best = pd.DataFrame(means).idxmax(axis=1).value_counts(normalize=True)
+    for pred, p in best.items():
+        assert pe.loc[pred, "p_best"] == pytest.approx(p)
+    assert list(pe.index) == list(pe["adjusted_mean"].sort_values(ascending=False).index)
+
+
+# ----------------------------------------------------------- posterior predictive checks
+def test_ppc_calm_on_well_specified_data(good_fit):
+    ppc = S.posterior_predictive_check(good_fit, n_draws=400, rng=1)
+    assert len(ppc) == 1 + 4 + 3 + 3 + 2
+    assert ppc["ppp"].between(0.005, 0.995).all(), ppc
+    acc = ppc.query("statistic == 'accuracy' and group == 'all'").iloc[0]
+    m = good_fit.model
+    assert acc["observed"] == pytest.approx(m.successes.sum() / m.trials.sum())
+    again = S.posterior_predictive_check(good_fit, n_draws=400, rng=1)
+    pd.testing.assert_frame_equal(ppc, again)
+
+
+def test_ppc_flags_planted_overdispersion(good_fit):
+    """Cell counts drawn beta-binomial (intra-cell correlation 0.3) instead of binomial: the
+    binomial model cannot reproduce the spread of cell accuracies."""
+    pan = simulate_panel(rng=4)
+    rng = np.random.default_rng(8)
+    p = pan.data["successes"] / pan.data["trials"]
+    p = p.clip(0.02, 0.98).to_numpy()
+    rho = 0.3
+    a, b = p * (1 / rho - 1), (1 - p) * (1 / rho - 1)
+    over = pan.data.assign(successes=stats.betabinom.rvs(9, a, b, random_state=rng))
+    m = H.behaviour_model(over, pan.design)
+    res = H.fit(m, draws=300, tune=300, chains=2, rng=4, min_ess=50)
+    ppc = S.posterior_predictive_check(res, n_draws=300, rng=2, accept_failed_diagnostics=True)
+    cell = ppc.query("statistic == 'sd of cell accuracy'").iloc[0]
+    assert cell["observed"] > cell["ci_high"] and cell["ppp"] < 0.01
+
+
+# ------------------------------------------------------------------------- PyMC fallback
+def test_pymc_sampler_agrees_with_nutpie():
+    """PyMC's NUTS and nutpie sample the same posterior: means agree within Monte Carlo error."""
+    pan = simulate_panel(rng=12, n_predictors=3, n_conversations=16, n_participants=4, n_topics=3)
+    m = H.behaviour_model(pan.data, pan.design, parameterization="noncentred")
+    a = H.fit(m, draws=400, tune=400, chains=2, rng=1, sampler="pymc", target_accept=0.9)
+    b = H.fit(m, draws=400, tune=400, chains=2, rng=1, sampler="nutpie", target_accept=0.9)
+    assert a.sampler == "pymc" and a.compile_seconds > 0 and a.sample_seconds > 0
+    import arviz as az
+
+    names = ["intercept", "predictor_effect", "turn_slope"]
+    for name in names:
+        xa = a.idata["posterior"][name]
+        xb = b.idata["posterior"][name]
+        se_a = az.mcse(a.idata["posterior"].to_dataset()[[name]])[name].values
+        se_b = az.mcse(b.idata["posterior"].to_dataset()[[name]])[name].values
+        diff = xa.mean(("chain", "draw")).values - xb.mean(("chain", "draw")).values
+        # 5 Monte Carlo standard errors of the difference of two independent estimates
+        assert np.all(np.abs(diff) < 5 * np.hypot(se_a, se_b)), (name, diff)
