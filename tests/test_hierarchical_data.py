@@ -371,3 +371,35 @@ def test_from_scores_counts_match_tables(small_scores):
         H.behaviour_model_from_scores(sc, task="nope")
     with pytest.raises(TypeError, match="Scores object"):
         H.behaviour_model_from_scores(object())
+
+
+# ------------------------------------------------------------------ parameterisation rule
+def test_auto_centring_rule_by_hand():
+    from attunestats.hierarchical.data import auto_centring
+
+    # 12 conversations, 3 participants (4 each), 2 topics (6 each)
+    p_k = np.repeat([0, 1, 2], 4)
+    t_k = np.tile([0, 1], 6)
+    assert auto_centring(np.full(12, 299.0), p_k, t_k) == (False, False, False)
+    # conversation level informative; participants 4 conversations (< 8): not centred
+    assert auto_centring(np.full(12, 300.0), p_k, t_k) == (False, False, True)
+    p_k8 = np.repeat([0, 1], 8)
+    t_k8 = np.tile([0, 1], 8)
+    assert auto_centring(np.full(16, 300.0), p_k8, t_k8) == (True, True, True)
+    assert auto_centring(np.full(16, 100.0), p_k8, t_k8) == (False, False, False)
+    pan = simulate_panel(rng=1)
+    assert H.behaviour_model(pan.data, pan.design).centring == (False, False, False)
+    m = H.behaviour_model(pan.data, pan.design, parameterization={"conversation": "centred"})
+    assert m.centring == (False, False, True)
+    assert m.parameterization == "participant=noncentred, topic=noncentred, conversation=centred"
+    with pytest.raises(ValueError, match="parameterization keys"):
+        H.behaviour_model(pan.data, pan.design, parameterization={"subject": "centred"})
+
+
+def test_docstring_examples():
+    import doctest
+
+    from attunestats.hierarchical import data
+
+    result = doctest.testmod(data, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 1 and result.failed == 0

@@ -41,11 +41,40 @@ from attunestats.hierarchical.fit import (
     nutpie_available,
 )
 from attunestats.hierarchical.model import PRIORS, HierarchicalModel
+from attunestats.hierarchical.recovery import (
+    LatentTruth,
+    recovery_table,
+    true_quantities,
+    truth_from_simulation,
+)
+from attunestats.hierarchical.summaries import (
+    diagnosis_contrasts,
+    parameter_summary,
+    posterior_predictive_check,
+    predictor_effects,
+    topic_effects,
+    turn_drift,
+    variance_decomposition,
+)
+from attunestats.hierarchical.synthetic import SyntheticPanel, simulate_panel
 
 __all__ = [
     "PRIORS",
     "FitResult",
     "HierarchicalModel",
+    "LatentTruth",
+    "SyntheticPanel",
+    "diagnosis_contrasts",
+    "parameter_summary",
+    "posterior_predictive_check",
+    "predictor_effects",
+    "recovery_table",
+    "simulate_panel",
+    "topic_effects",
+    "true_quantities",
+    "truth_from_simulation",
+    "turn_drift",
+    "variance_decomposition",
     "behaviour_model",
     "behaviour_model_from_scores",
     "binomial_model",

@@ -1,0 +1,123 @@
+"""Benchmark: the binary-behaviour model on a paper-sized simulated release, nutpie vs PyMC.
+
+One run, same data, same PyMC model: nutpie (through ``attunestats.hierarchical.fit``) and
+PyMC's default NUTS sampler (``pm.sample`` with PyMC's defaults: PyTensor's default backend,
+jitter+adapt_diag initialisation), both 4 chains x (1,000 tuning + 1,000 draws) on 2 cores.
+Prints compile and sampling wall times separately, the ratios, and the minimum bulk / tail ESS,
+maximum R-hat and divergences of each fit. Target: the nutpie fit under 2 minutes.
+
+    .venv/bin/python benchmarks/bench_hierarchical.py [--seed 1] [--draws 1000] [--tune 1000]
+        [--chains 4] [--skip-pymc]
+
+Data: ``simulate_release(seed)`` with the default (paper-like) configuration: 200
+conversations, 11 participants, 50 topics, 11 models + 3 human raters; behaviour task ``om``.
+Numbers are from simulated data (constants.SIMULATED_LABEL).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import tempfile
+import time
+import warnings
+
+
+def _pymc_default(model, draws: int, tune: int, chains: int, cores: int, seed: int):
+    """PyMC's own NUTS with its defaults; compile (step construction) timed apart."""
+    import pymc as pm
+
+    t0 = time.perf_counter()
+    with model:
+        # the step pm.sample would build: NUTS on all free variables, default compile mode
+        initial_points, step = pm.init_nuts(
+            init="jitter+adapt_diag", chains=chains, random_seed=seed, progressbar=False
+        )
+    compile_s = time.perf_counter() - t0
+    del initial_points  # pm.sample re-draws the jittered start points from random_seed
+    t1 = time.perf_counter()
+    with model, contextlib.redirect_stdout(io.StringIO()):
+        dt = pm.sample(
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            cores=cores,
+            random_seed=seed,
+            nuts_sampler="pymc",
+            progressbar=False,
+            compute_convergence_checks=False,
+        )
+    # pm.sample compiles its own step function again (from PyTensor's caches); that time is
+    # part of the sampling wall time reported here
+    return dt, compile_s, time.perf_counter() - t1
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--draws", type=int, default=1000)
+    ap.add_argument("--tune", type=int, default=1000)
+    ap.add_argument("--chains", type=int, default=4)
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--skip-pymc", action="store_true", help="only the nutpie fit")
+    args = ap.parse_args()
+    warnings.filterwarnings("ignore")
+
+    from attunestats import hierarchical as H
+    from attunestats import load_release, score
+    from attunestats.constants import SIMULATED_LABEL
+    from attunestats.release.simulate import simulate_release
+
+    print(f"[{SIMULATED_LABEL}]")
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        simulate_release(f"{tmp}/release", seed=args.seed)
+        scores = score(load_release(f"{tmp}/release"))
+        print(f"simulate + load + score the release: {time.perf_counter() - t:.1f} s")
+    model = H.behaviour_model_from_scores(scores, task="om")
+    print(
+        f"binary behaviour model: {model.n_predictors} predictors x {model.n_rows} "
+        f"conversation-turns ({model.n_observations} cells, {int(model.trials.sum())} "
+        f"judgements), {len(model.conversations)} conversations, {len(model.participants)} "
+        f"participants, {len(model.topics)} topics; parameterisation {model.parameterization}"
+    )
+    print(f"settings: {args.chains} chains x ({args.tune} tune + {args.draws} draws), "
+          f"{args.cores} cores")  # fmt: skip
+
+    H.clear_compile_cache()
+    res = H.fit(
+        model, draws=args.draws, tune=args.tune, chains=args.chains, cores=args.cores,
+        rng=args.seed, sampler="nutpie", progress_bar=False,
+    )  # fmt: skip
+    d = res.diagnostics
+    nut_total = res.compile_seconds + res.sample_seconds
+    print(
+        f"nutpie : compile {res.compile_seconds:7.1f} s   sample {res.sample_seconds:7.1f} s   "
+        f"total {nut_total:7.1f} s   min ESS bulk/tail {d.ess_bulk.min():.0f}/"
+        f"{d.ess_tail.min():.0f}   max r_hat {d.r_hat.max():.3f}   divergences "
+        f"{res.divergences}   gate {'passed' if res.passed else 'FAILED'}"
+    )
+    print(f"nutpie target (< 120 s): {'met' if nut_total < 120 else 'NOT met'}")
+    if args.skip_pymc:
+        return
+
+    pm_model = model.build()
+    dt, c_s, s_s = _pymc_default(
+        pm_model, args.draws, args.tune, args.chains, args.cores, args.seed
+    )
+    d2, div2 = H.diagnose(dt)
+    pm_total = c_s + s_s
+    print(
+        f"PyMC   : compile {c_s:7.1f} s   sample {s_s:7.1f} s   total {pm_total:7.1f} s   "
+        f"min ESS bulk/tail {d2.ess_bulk.min():.0f}/{d2.ess_tail.min():.0f}   max r_hat "
+        f"{d2.r_hat.max():.3f}   divergences {div2}"
+    )
+    print(
+        f"ratio PyMC / nutpie: compile {c_s / res.compile_seconds:.2f}x   sample "
+        f"{s_s / res.sample_seconds:.2f}x   total {pm_total / nut_total:.2f}x"
+    )
+
+
+if __name__ == "__main__":
+    main()
