@@ -213,6 +213,20 @@ def test_rank_statistics_invariant_to_monotone_maps_and_model_order(seed, shift,
     np.testing.assert_allclose(spearman_matrix(X), spearman_matrix(Y[perm]), atol=1e-12)
 
 
+def test_select_keeps_models_and_resamples():
+    mm, _ = _matrix(rng=16, n_metrics=3)
+    sub = mm.select(["metric-3", "metric-1"])
+    np.testing.assert_array_equal(sub.estimate, mm.estimate[:, [2, 0]])
+    np.testing.assert_array_equal(
+        sub.bootstrap_distribution, mm.bootstrap_distribution[:, :, [2, 0]]
+    )
+    np.testing.assert_allclose(
+        sub.evaluate(mm.weights[:3]), mm.evaluate(mm.weights[:3])[:, :, [2, 0]]
+    )
+    with pytest.raises(ValueError, match="are not in this matrix"):
+        mm.select(["metric-1", "metric-9"])
+
+
 def test_lower_is_better_metric_is_oriented():
     sim = simulate_metric_values(n_models=11, n_conversations=40, n_metrics=2, correlation=0.8,
                                  reliability=0.95, rng=15)  # fmt: skip
@@ -457,6 +471,18 @@ def test_latent_model_recovers_the_true_correlations(latent_fit):
         prior_prob_abs_below(0.3, n_metrics=3, eta=1.0)
     )
     assert fit.to_frame().attrs["label"] == ""
+
+
+def test_latent_pairwise_fits_use_a_uniform_prior(latent_fit):
+    """Two-metric LKJ(1) is uniform on rho: prior P(|rho| < 0.3) = 0.3 exactly (by hand)."""
+    mm, sim, _ = latent_fit
+    fit = latent_correlations(mm, joint=False, rng=3)
+    assert fit.passed
+    assert set(fit.pairs["model"]) == {"pairwise"}
+    np.testing.assert_allclose(fit.pairs["prior_prob_abs_below"], 0.3, atol=1e-12)
+    truth = sim.sample_correlation[np.triu_indices(3, 1)]
+    z = (fit.pairs["posterior_mean"] - truth) / fit.pairs["posterior_sd"]
+    assert np.all(np.abs(z) < 3), z.tolist()
 
 
 def test_latent_diagnostics_gate_raises_or_flags(latent_fit):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -106,6 +106,27 @@ class MetricMatrix:
         if len(set(self.capabilities)) == len(self.capabilities):
             return self.capabilities
         return self.metrics
+
+    def select(self, metrics: Sequence[str]) -> MetricMatrix:
+        """The matrix restricted to some metrics (same models and resamples)."""
+        metrics = list(metrics)
+        missing = [m for m in metrics if m not in self.metrics]
+        if missing:
+            raise ValueError(f"metrics {missing} are not in this matrix; have {list(self.metrics)}")
+        if len(metrics) < 2 or len(set(metrics)) != len(metrics):
+            raise ValueError(f"select needs at least 2 distinct metrics; got {metrics}")
+        idx = [self.metrics.index(m) for m in metrics]
+        jack = self.jackknife_distribution
+        return replace(
+            self,
+            estimate=self.estimate[:, idx],
+            metrics=tuple(metrics),
+            capabilities=tuple(self.capabilities[i] for i in idx),
+            orientation=self.orientation[idx],
+            bootstrap_distribution=self.bootstrap_distribution[:, :, idx],
+            jackknife_distribution=None if jack is None else jack[:, :, idx],
+            column_index=None if self.column_index is None else self.column_index[:, idx],
+        )
 
     def evaluate(self, weights: np.ndarray) -> np.ndarray:
         """Oriented estimates under conversation weights (n, C) -> (n, M, K)."""

@@ -218,65 +218,12 @@ class LatentResult:
         return label_frame(self.pairs.copy(), self.simulated)
 
 
-def latent_correlations(
-    data: MetricMatrix,
-    *,
-    eta: float = 1.0,
-    threshold: float = 0.3,
-    ci_prob: float = 0.94,
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
-    cores: int | None = None,
-    on_failure: Literal["raise", "flag"] = "raise",
-    rhat_limit: float = 1.01,
-    ess_limit: float = 400.0,
-    rng: RNGLike = None,
-) -> LatentResult:
-    """Fit the latent-skill model and summarise the posterior of every correlation.
-
-    Parameters
-    ----------
-    data : MetricMatrix
-    eta : float
-        LKJ concentration (1: uniform over correlation matrices).
-    threshold : float
-        Report ``P(|rho| < threshold)`` (posterior and prior).
-    ci_prob : float
-        Probability of the highest-density intervals (ArviZ's default 0.94).
-    draws, tune, chains, cores : int
-        nutpie settings (``cores`` defaults to ``min(chains, 2)``).
-    on_failure : {"raise", "flag"}
-        When the diagnostics fail (r-hat > ``rhat_limit``, bulk or tail ESS < ``ess_limit``, any
-        divergence): raise :class:`~attunestats.errors.DiagnosticsError` (default), or return
-        the result with ``diagnostics_passed = False`` in every row and an
-        :class:`~attunestats.errors.AttunestatsWarning`. Never silently.
-    rng : int, Generator or SeedSequence, optional
-        Seeds the sampler.
-
-    Returns
-    -------
-    LatentResult
-    """
+def _sample(data: MetricMatrix, eta: float, *, draws: int, tune: int, chains: int,
+            cores: int | None, seed: int, rhat_limit: float, ess_limit: float,
+            ) -> tuple[np.ndarray, Diagnostics, Any]:  # fmt: skip
+    """One fit: correlation draws (chain, draw, K, K), diagnostics and the DataTree."""
     import nutpie
 
-    data = check_matrix(data)
-    if isinstance(eta, bool) or not isinstance(eta, int | float) or not eta > 0:
-        raise ValueError(f"eta must be a positive number; got {eta!r}")
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, int | float)
-        or not (0 < threshold < 1)
-    ):
-        raise ValueError(f"threshold must be in (0, 1); got {threshold!r}")
-    ci_prob = check_level("ci_prob", ci_prob)
-    draws = check_int("draws", draws, 10)
-    tune = check_int("tune", tune, 10)
-    chains = check_int("chains", chains, 1)
-    if on_failure not in ("raise", "flag"):
-        raise ValueError(f"on_failure must be 'raise' or 'flag'; got {on_failure!r}")
-    generator = check_rng(rng)
-    seed = int(generator.integers(0, 2**31 - 1))
     est = data.estimate
     M, K = est.shape
     noise = model_noise_covariances(data.bootstrap_distribution)
@@ -299,6 +246,109 @@ def latent_correlations(
     draws_by_name = {v: post[v].to_numpy() for v in names}
     diverging = idata.sample_stats["diverging"].to_numpy()
     diag = diagnose(draws_by_name, diverging, rhat_limit=rhat_limit, ess_limit=ess_limit)
+    return draws_by_name["chol_corr"], diag, idata
+
+
+def _worst(diags: list[Diagnostics]) -> Diagnostics:
+    return Diagnostics(
+        max_rhat=max(d.max_rhat for d in diags),
+        min_ess_bulk=min(d.min_ess_bulk for d in diags),
+        min_ess_tail=min(d.min_ess_tail for d in diags),
+        n_divergences=sum(d.n_divergences for d in diags),
+        n_draws=diags[0].n_draws,
+        n_chains=diags[0].n_chains,
+        rhat_limit=diags[0].rhat_limit,
+        ess_limit=diags[0].ess_limit,
+    )
+
+
+def latent_correlations(
+    data: MetricMatrix,
+    *,
+    joint: bool = True,
+    eta: float = 1.0,
+    threshold: float = 0.3,
+    ci_prob: float = 0.94,
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    cores: int | None = None,
+    on_failure: Literal["raise", "flag"] = "raise",
+    rhat_limit: float = 1.01,
+    ess_limit: float = 400.0,
+    rng: RNGLike = None,
+) -> LatentResult:
+    """Fit the latent-skill model and summarise the posterior of every correlation.
+
+    Parameters
+    ----------
+    data : MetricMatrix
+    joint : bool
+        One model for all K metrics (default), or one two-metric model per pair
+        (``joint=False``). The joint LKJ(1) prior on a K x K matrix pulls each correlation
+        toward 0 (its marginal is Beta(K/2, K/2) on (rho + 1) / 2); with two metrics LKJ(1) is
+        uniform on rho, so the pairwise fits let the data speak more at M = 11 (their draws do
+        not form a joint correlation matrix). The module docstring reports the coverage of both.
+    eta : float
+        LKJ concentration (1: uniform over correlation matrices).
+    threshold : float
+        Report ``P(|rho| < threshold)`` (posterior and prior).
+    ci_prob : float
+        Probability of the highest-density intervals (ArviZ's default 0.94).
+    draws, tune, chains, cores : int
+        nutpie settings (``cores`` defaults to ``min(chains, 2)``).
+    on_failure : {"raise", "flag"}
+        When the diagnostics fail (r-hat > ``rhat_limit``, bulk or tail ESS < ``ess_limit``, any
+        divergence; over every parameter of every fit): raise
+        :class:`~attunestats.errors.DiagnosticsError` (default), or return the result with
+        ``diagnostics_passed = False`` in every row and an
+        :class:`~attunestats.errors.AttunestatsWarning`. Never silently.
+    rng : int, Generator or SeedSequence, optional
+        Seeds the sampler.
+
+    Returns
+    -------
+    LatentResult
+    """
+    data = check_matrix(data)
+    if not isinstance(joint, bool):
+        raise TypeError(f"joint must be a bool; got {joint!r}")
+    if isinstance(eta, bool) or not isinstance(eta, int | float) or not eta > 0:
+        raise ValueError(f"eta must be a positive number; got {eta!r}")
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not (0 < threshold < 1)
+    ):
+        raise ValueError(f"threshold must be in (0, 1); got {threshold!r}")
+    ci_prob = check_level("ci_prob", ci_prob)
+    draws = check_int("draws", draws, 10)
+    tune = check_int("tune", tune, 10)
+    chains = check_int("chains", chains, 1)
+    if on_failure not in ("raise", "flag"):
+        raise ValueError(f"on_failure must be 'raise' or 'flag'; got {on_failure!r}")
+    generator = check_rng(rng)
+    M, K = data.estimate.shape
+    ia, ib = pair_indices(K)
+    options = dict(draws=draws, tune=tune, chains=chains, cores=cores, rhat_limit=rhat_limit,
+                   ess_limit=ess_limit)  # fmt: skip
+    pair_draws: list[np.ndarray] = []  # (chain, draw) per pair
+    if joint:
+        seed = int(generator.integers(0, 2**31 - 1))
+        corr, diag, idata = _sample(data, eta, seed=seed, **options)  # type: ignore[arg-type]
+        pair_draws = [corr[:, :, a, b] for a, b in zip(ia, ib, strict=True)]
+        prior_k = K
+    else:
+        diags, idata = [], []
+        for a, b in zip(ia, ib, strict=True):
+            sub = data.select([data.metrics[a], data.metrics[b]])
+            seed = int(generator.integers(0, 2**31 - 1))
+            corr, d, idt = _sample(sub, eta, seed=seed, **options)  # type: ignore[arg-type]
+            pair_draws.append(corr[:, :, 0, 1])
+            diags.append(d)
+            idata.append(idt)
+        diag = _worst(diags)
+        prior_k = 2
     if not diag.passed:
         message = (
             "latent_correlations: MCMC diagnostics failed (" + "; ".join(diag.problems) + "); "
@@ -308,19 +358,21 @@ def latent_correlations(
             raise DiagnosticsError(message)
         warnings.warn(message, AttunestatsWarning, stacklevel=2)
 
-    corr = draws_by_name["chol_corr"]  # (chain, draw, K, K)
-    flat = corr.reshape(-1, K, K)
-    ia, ib = pair_indices(K)
-    rows = []
     import arviz as az
 
-    for a, b in zip(ia, ib, strict=True):
-        x = flat[:, a, b]
+    n_total = pair_draws[0].size
+    flat = np.tile(np.eye(K), (n_total, 1, 1))
+    rows = []
+    prior_p = prior_prob_abs_below(threshold, n_metrics=prior_k, eta=eta)
+    for j, (a, b) in enumerate(zip(ia, ib, strict=True)):
+        chains_draws = pair_draws[j]
+        x = chains_draws.ravel()
+        flat[:, a, b] = flat[:, b, a] = x
         lo, hi = _hdi(x, ci_prob)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            rhat = float(az.rhat(corr[:, :, a, b]))
-            ess = float(az.ess(corr[:, :, a, b], method="bulk"))
+            rhat = float(az.rhat(chains_draws))
+            ess = float(az.ess(chains_draws, method="bulk"))
         rows.append(
             {
                 "capability_a": data.capabilities[a],
@@ -333,7 +385,7 @@ def latent_correlations(
                 "ci_low": lo,
                 "ci_high": hi,
                 "prob_abs_below": float(np.mean(np.abs(x) < threshold)),
-                "prior_prob_abs_below": prior_prob_abs_below(threshold, n_metrics=K, eta=eta),
+                "prior_prob_abs_below": prior_p,
                 "prob_positive": float(np.mean(x > 0)),
                 "rhat": rhat,
                 "ess_bulk": ess,
@@ -341,6 +393,7 @@ def latent_correlations(
             }
         )
     pairs = pd.DataFrame(rows)
+    pairs["model"] = "joint" if joint else "pairwise"
     pairs["ci_prob"] = ci_prob
     pairs["threshold"] = threshold
     pairs["eta"] = float(eta)
