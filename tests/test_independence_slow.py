@@ -168,10 +168,57 @@ def test_release_disattenuated_coverage(which, independent_releases, correlated_
     assert abs(mean - 0.95) <= max(band, _band(0.95, len(res["dis_cover"]))), mean
 
 
-@pytest.mark.parametrize("which", ["independent", "correlated"])
+_LATENT_SHRINKAGE = pytest.mark.xfail(
+    reason="known: the joint LKJ(1) prior over 5 capabilities pulls correlations toward 0 "
+    "(marginal Beta(2.5, 2.5)); at a fixed rho = 0.7 with 11 models its 94% HDI covers about "
+    "0.81 (cheap simulator, measured); it is calibrated on average over its prior (SBC test)",
+    strict=False,
+)
+
+
+@pytest.mark.parametrize(
+    "which", ["independent", pytest.param("correlated", marks=_LATENT_SHRINKAGE)]
+)
 def test_release_latent_coverage(which, independent_releases, correlated_releases):
     res = independent_releases if which == "independent" else correlated_releases
     assert np.mean(res["lat_passed"]) > 0.9  # the diagnostics gate rarely fires
     cover = res["lat_cover"][res["lat_passed"]]
     mean, band = _pair_coverage_band(cover, 0.94)
     assert abs(mean - 0.94) <= max(band, _band(0.94, len(cover))), mean
+
+
+def test_latent_joint_model_is_calibrated_over_its_prior():
+    """Simulation-based calibration: correlation matrices drawn from the LKJ(1) prior, true
+    scores for 11 models, conversation noise with reliability 0.9; the 94% HDIs must cover the
+    drawn correlations 94% of the time on average (3 SEs of the per-data-set coverage over 200
+    data sets). The fit standardises the metrics, which makes the check approximate; measured
+    0.933 (SE 0.007) over 150 data sets.
+    """
+    import pymc as pm
+
+    from attunestats.independence import latent_correlations
+
+    K, M, C, n = 5, 11, 60, 200
+    g = np.random.default_rng(123)
+    chol = pm.draw(pm.LKJCorr.dist(n=K, eta=1.0), draws=n, random_seed=5)
+    if not np.allclose(chol, np.swapaxes(chol, 1, 2)):
+        R_all = chol @ np.swapaxes(chol, 1, 2)
+    else:
+        R_all = chol
+    iu = np.triu_indices(K, 1)
+    cover = []
+    for s in range(n):
+        R = R_all[s]
+        tau, mu = np.abs(g.normal(size=K)), g.normal(size=K)
+        theta = mu + (g.standard_normal((M, K)) @ np.linalg.cholesky(R).T) * tau
+        noise_sd = tau * np.sqrt(C * 0.1 / 0.9)
+        values = theta[None] + g.standard_normal((C, M, K)) * noise_sd
+        mm = metric_matrix(values, n_resamples=1000, rng=s)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fit = latent_correlations(mm, rng=s, on_failure="flag")
+        lp = fit.pairs
+        cover.append(np.mean((lp["ci_low"] <= R[iu]) & (R[iu] <= lp["ci_high"])))
+    cover = np.asarray(cover)
+    band = 3 * cover.std(ddof=1) / np.sqrt(n)
+    assert abs(cover.mean() - 0.94) <= band, (cover.mean(), band)
