@@ -17,6 +17,13 @@ data are swapped in with ``with_data``, so repeated fits (simulation studies) co
 wide and the LKJ prior matters: the prior probability that ``|rho| < threshold`` is reported next
 to the posterior one. Under LKJ(eta) each correlation has marginal
 ``(rho + 1) / 2 ~ Beta(eta - 1 + K/2, eta - 1 + K/2)`` (Lewandowski, Kurowicka & Joe 2009).
+For K = 5 capabilities that is Beta(2.5, 2.5): the joint prior pulls every correlation toward 0,
+which favours the claim under test. ``joint=False`` fits one two-metric model per pair instead
+(uniform prior on each rho). Measured on the cheap simulator (11 models, reliability 0.9): the
+joint model's 94% HDI covers prior-drawn correlations 0.933 of the time (simulation-based
+calibration, SE 0.007), a fixed rho = 0 0.955 and a fixed rho = 0.7 only 0.81; the pairwise fits
+cover rho = 0.7 0.948 and rho = 0 0.921, but with ten fits per report their diagnostics gate
+fires more often (some fit has max r-hat just above 1.01 in about half of the data sets).
 """
 
 from __future__ import annotations
@@ -194,6 +201,8 @@ class LatentResult:
     diagnostics : Diagnostics
         Over every parameter of the model.
     correlation_draws : numpy.ndarray, shape (chains * draws, K, K)
+        Posterior draws of the correlation matrix (joint model). For ``joint=False`` each
+        off-diagonal entry comes from its own pairwise fit, so a draw is not a joint matrix.
     """
 
     pairs: pd.DataFrame
