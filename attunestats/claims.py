@@ -199,6 +199,129 @@ def _verdict_from_tests(
 
 
 # --------------------------------------------------------------------------------------------
+# claims (a) and (g): structure of capabilities (attunestats.independence)
+# --------------------------------------------------------------------------------------------
+CLAIM_A_METRICS = {
+    "emotion": "avg_emotion_f1",
+    "behaviour": "avg_binary_om_accuracy",
+    "preference": "avg_pairwise_accuracy",
+    "response": "avg_draft_judge_score",
+}
+CLAIM_G_METRICS = {"holistic": "holistic_comprehension", "turn_level": "turn_level_average"}
+
+
+def _independence_report(data: Any, metrics: dict[str, str], *, n_resamples: int, confidence_level: float,
+                         rng: RNGLike, n_permutations: int = 2000, n_splits: int = 200) -> Any:  # fmt: skip
+    from attunestats.independence import capability_independence
+    from attunestats.metrics.score import Scores
+
+    options: dict[str, Any] = {}
+    if isinstance(data, Scores):
+        present = set(data.conversation["metric"].unique())
+        missing = {c: m for c, m in metrics.items() if m not in present}
+        if missing:
+            raise ValueError(f"metrics {sorted(missing.values())} are not in the scores")
+        options = {"metrics": metrics, "n_resamples": n_resamples}
+    return capability_independence(
+        data, correction="holm", n_permutations=n_permutations, n_splits=n_splits,
+        confidence_level=confidence_level, rng=rng, **options,
+    )  # fmt: skip
+
+
+def claim_a(
+    data: Any,
+    *,
+    metrics: dict[str, str] | None = None,
+    threshold: float = 0.3,
+    n_resamples: int = 2000,
+    confidence_level: float = 0.95,
+    rng: RNGLike = None,
+) -> ClaimResult:
+    """Claim (a): the rankings on the four capabilities are largely independent.
+
+    ``data`` is Scores (one metric per capability, ``metrics``; default :data:`CLAIM_A_METRICS`)
+    or an :class:`~attunestats.independence.MetricMatrix`. Per pair, the noise-corrected
+    correlation across models with its Bonferroni-simultaneous population interval
+    (:func:`attunestats.independence.capability_independence`, Holm). "Largely independent" is
+    read as ``|rho| < threshold``: supported if every pair is shown inside ``(-threshold,
+    threshold)`` (an equivalence test), contradicted if some pair is shown outside it in either
+    direction ("related"), else inconclusive. With 11 models the intervals are wide, so
+    "inconclusive" is the expected honest answer even when the claim is true.
+    """
+    from attunestats.metrics.score import Scores
+
+    metrics = dict(metrics or CLAIM_A_METRICS)
+    skipped: list[str] = []
+    if isinstance(data, Scores):  # capabilities without their metric (e.g. no draft judge) drop out
+        present = set(data.conversation["metric"].unique())
+        skipped = [c for c, m in metrics.items() if m not in present]
+        metrics = {c: m for c, m in metrics.items() if m in present}
+        if len(metrics) < 2:
+            raise ValueError(
+                f"claim (a) needs at least two of the metrics {list(CLAIM_A_METRICS.values())}"
+            )
+    report = _independence_report(data, metrics, n_resamples=n_resamples,
+                                  confidence_level=confidence_level, rng=rng)  # fmt: skip
+    table = report.to_frame()
+    low, high = table["verdict_ci_low"].to_numpy(), table["verdict_ci_high"].to_numpy()
+    inside = (low > -threshold) & (high < threshold)
+    shown_large = (low >= threshold) | (high <= -threshold)
+    if inside.all():
+        verdict: Verdict = "supported"
+    elif shown_large.any():
+        verdict = "contradicted"
+    else:
+        verdict = "inconclusive"
+    k = int(np.nanargmax(np.abs(table["corrected"].to_numpy())))
+    return ClaimResult(
+        claim="a", statement=CLAIMS["a"],
+        effect=f"largest |noise-corrected correlation| across models ({table['capability_a'].iloc[k]} vs "
+        f"{table['capability_b'].iloc[k]}); every pair in details",
+        estimate=float(table["corrected"].iloc[k]), ci_low=float(low[k]), ci_high=float(high[k]),
+        pvalue=float(table["pvalue_adjusted"].min()), posterior_probability=None, verdict=verdict,
+        rule=f"supported if every pair's simultaneous interval lies inside (-{threshold}, {threshold}); "
+        f"contradicted if some pair's lies entirely beyond +-{threshold}; else inconclusive"
+        + (f"; capabilities without their metric: {skipped}" if skipped else ""),
+        method="noise-corrected rank structure (attunestats.independence), Holm-simultaneous intervals",
+        confidence_level=confidence_level, simulated=bool(report.simulated), seed=seed_record(rng),
+        details=table,
+    )  # fmt: skip
+
+
+def claim_g(
+    data: Any,
+    *,
+    metrics: dict[str, str] | None = None,
+    n_resamples: int = 2000,
+    confidence_level: float = 0.95,
+    rng: RNGLike = None,
+) -> ClaimResult:
+    """Claim (g): holistic understanding and turn-level performance are negatively related across models.
+
+    The noise-corrected correlation across models between the holistic pillar and the turn-level
+    average (default :data:`CLAIM_G_METRICS`); supported if its population interval lies below 0,
+    contradicted if above 0, else inconclusive.
+    """
+    report = _independence_report(data, metrics or CLAIM_G_METRICS, n_resamples=n_resamples,
+                                  confidence_level=confidence_level, rng=rng)  # fmt: skip
+    table = report.to_frame()
+    row = table.iloc[0]
+    low, high = float(row["verdict_ci_low"]), float(row["verdict_ci_high"])
+    verdict: Verdict = "supported" if high < 0 else ("contradicted" if low > 0 else "inconclusive")
+    return ClaimResult(
+        claim="g", statement=CLAIMS["g"],
+        effect=f"noise-corrected correlation across models, {row['capability_a']} vs {row['capability_b']}",
+        estimate=float(row["corrected"]), ci_low=low, ci_high=high,
+        pvalue=float(row["pvalue_adjusted"]), posterior_probability=None, verdict=verdict,
+        rule="supported if the population interval of the noise-corrected correlation lies below 0; "
+        "contradicted if above 0; else inconclusive",
+        method="noise-corrected correlation (attunestats.independence)",
+        confidence_level=confidence_level, simulated=bool(report.simulated), seed=seed_record(rng),
+        details=table,
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------
 # claim (b): discrimination
 # --------------------------------------------------------------------------------------------
 def claim_b(
@@ -479,20 +602,29 @@ def claim_f(
 def audit_claims(
     scores: Any,
     *,
-    claims: Sequence[str] = ("b", "c", "e", "f"),
+    claims: Sequence[str] = ("a", "b", "c", "e", "f", "g"),
     n_resamples: int = 2000,
     confidence_level: float = 0.95,
     seed: int = 0,
     **options: Any,
 ) -> ClaimsAudit:
     """Test each claim in ``claims`` on ``scores``; each gets its own child seed of ``seed``."""
-    functions = {"b": claim_b, "c": claim_c, "e": claim_e, "f": claim_f}
+    functions = {"a": claim_a, "b": claim_b, "c": claim_c, "e": claim_e, "f": claim_f, "g": claim_g}
     unknown = [c for c in claims if c not in functions]
     if unknown:
         raise ValueError(f"claims {unknown} are not available; available: {sorted(functions)}")
     results = []
     for c in claims:
         kwargs = dict(options.get(c, {}))
-        results.append(functions[c](scores, n_resamples=n_resamples, confidence_level=confidence_level,
-                                    rng=child_seed(seed, f"claim-{c}"), **kwargs))  # fmt: skip
+        rng = child_seed(seed, f"claim-{c}")
+        try:
+            results.append(functions[c](scores, n_resamples=n_resamples, confidence_level=confidence_level,
+                                        rng=rng, **kwargs))  # fmt: skip
+        except ValueError as exc:  # the release lacks what the claim needs: say so, do not guess
+            results.append(ClaimResult(
+                claim=c, statement=CLAIMS[c], effect="not testable on this release", estimate=np.nan,
+                ci_low=np.nan, ci_high=np.nan, pvalue=None, posterior_probability=None,
+                verdict="inconclusive", rule=f"not testable: {exc}", method="",
+                confidence_level=confidence_level, simulated=_simulated(scores), seed=rng,
+            ))  # fmt: skip
     return ClaimsAudit(tuple(results))

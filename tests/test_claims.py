@@ -83,3 +83,43 @@ def test_audit_collects_claims_with_reproducible_seeds(paper_scores):
     assert set(frame["verdict"]) <= {"supported", "contradicted", "inconclusive"}
     with pytest.raises(ValueError, match="not available"):
         audit_claims(paper_scores, claims=("z",))
+
+
+def _matrix(n_models: int, correlation: float, n_metrics: int, seed: int):
+    from attunestats.independence import metric_matrix, simulate_metric_values
+
+    sim = simulate_metric_values(n_models=n_models, n_conversations=120, n_metrics=n_metrics,
+                                 correlation=correlation, reliability=0.97, rng=seed)  # fmt: skip
+    return metric_matrix(sim.values, n_resamples=1000, rng=seed, simulated=True)
+
+
+def test_claim_a_verdicts_follow_planted_correlation():
+    from attunestats.claims import claim_a
+
+    # many models, independent skills: every simultaneous interval inside (-0.3, 0.3)
+    yes = claim_a(_matrix(300, 0.0, 4, 1), rng=1)
+    assert yes.verdict == "supported", yes.details[
+        ["corrected", "verdict_ci_low", "verdict_ci_high"]
+    ]
+    no = claim_a(_matrix(60, 0.8, 4, 2), rng=1)
+    assert no.verdict == "contradicted", no.details[
+        ["corrected", "verdict_ci_low", "verdict_ci_high"]
+    ]
+    # 11 models cannot show independence: honestly inconclusive
+    few = claim_a(_matrix(11, 0.0, 4, 3), rng=1)
+    assert few.verdict == "inconclusive"
+
+
+def test_claim_g_verdicts_follow_planted_sign():
+    from attunestats.claims import claim_g
+
+    yes = claim_g(_matrix(60, -0.8, 2, 4), rng=1)
+    no = claim_g(_matrix(60, 0.8, 2, 5), rng=1)
+    assert yes.verdict == "supported" and yes.estimate < 0
+    assert no.verdict == "contradicted" and no.estimate > 0
+
+
+def test_audit_says_not_testable_instead_of_failing(paper_scores):
+    # no human raters in this release: claim (f) cannot be tested, the audit says so
+    audit = audit_claims(paper_scores, claims=("f",), n_resamples=100, seed=1)
+    assert audit["f"].verdict == "inconclusive" and audit["f"].rule.startswith("not testable")
