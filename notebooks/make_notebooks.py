@@ -177,6 +177,27 @@ figures.save_figure(fig, "04_capability_independence", out_dir)
 report.summary''',
         ],
     ),
+    "06_turn_dynamics": (
+        "# 06 Turn dynamics\n\nEarly, mid and late turns of each conversation: phase means per model with "
+        "conversation-bootstrap intervals and paired late-minus-early differences.",
+        [
+            SETUP,
+            '''from attunestats import dynamics
+
+scores = at.score(rel)
+METRICS = ["binary_om_accuracy", "binary_human_accuracy", "emotion_f1", "emotion_va_score", "pairwise_accuracy"]
+boot, phases = dynamics.phase_bootstrap(scores, metrics=METRICS, n_resamples=n_resamples, rng=seed)
+tables.write_table(phases, "06_turn_phases", out_dir, simulated=SIM,
+                   caption="Early / mid / late turn means and late-minus-early differences (95% intervals)")
+diff = phases[phases["phase"] == "late-early"].pivot(index="predictor", columns="metric", values="estimate")
+diff''',
+            '''fig = figures.phase_lines(
+    phases, metrics=["binary_om_accuracy", "emotion_f1", "pairwise_accuracy"],
+    labels=["binary OM accuracy", "emotion F1", "pairwise accuracy"], simulated=SIM,
+)
+figures.save_figure(fig, "06_turn_phases", out_dir)''',
+        ],
+    ),
     "07_human_baseline": (
         "# 07 Human baseline and agreement\n\nAgreement among the human baseline raters on every "
         "annotation type, raters against the participants, humans against models on identical "

@@ -38,13 +38,19 @@ def style() -> Iterator[None]:
 
 
 def mark_simulated(fig: Figure, simulated: bool) -> Figure:
-    """Stamp the simulated label below a figure of a simulated release.
+    """Stamp the simulated label below everything drawn on a figure of a simulated release.
 
-    The label sits under the canvas (``va="top"`` at ``y=0``); the tight bounding box used when
-    saving grows to include it, so it never overlaps axes or tick labels.
+    Call it last, once the figure is complete: the label is placed under the figure's tight
+    bounding box (tick labels, axis labels and legends included), so it never overlaps them, and
+    the tight box used when saving grows to include it.
     """
     if simulated:
-        fig.text(0.0, -0.01, SIMULATED_LABEL, fontsize=5.5, color="#B22222", ha="left", va="top")
+        renderer = fig.canvas.get_renderer()
+        box = fig.get_tightbbox(renderer)  # inches
+        width, height = fig.get_size_inches()
+        # figure-fraction coordinates: saving with a tight box re-maps transFigure, not inches
+        fig.text(box.x0 / width, (box.y0 - 0.03) / height, SIMULATED_LABEL, fontsize=5.5,
+                 color="#B22222", ha="left", va="top")  # fmt: skip
     return fig
 
 
@@ -422,6 +428,6 @@ def phase_lines(
             ax.set_xlabel("turn position")
             ax.set_title(labels[j] if labels else metric)
         axes[0][0].set_ylabel("mean over conversations (0-1)")
-        fig.legend(loc="upper center", ncol=min(6, len(predictors)), bbox_to_anchor=(0.5, 1.12), fontsize=5.5)
+        fig.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), ncol=1, fontsize=5.5)
         mark_simulated(fig, simulated)
     return fig

@@ -1,0 +1,50 @@
+"""Figures: saved as PNG and PDF, and the simulated label is inside what is saved."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from attunestats.constants import SIMULATED_LABEL
+from attunestats.report import figures as F
+
+
+def _forest_frame():
+    return pd.DataFrame({"predictor": ["a", "b", "c"], "estimate": [0.1, 0.3, 0.2],
+                         "ci_low": [0.0, 0.2, 0.1], "ci_high": [0.2, 0.4, 0.3], "kind": ["model"] * 3})  # fmt: skip
+
+
+@pytest.mark.parametrize("simulated", [True, False])
+def test_label_is_inside_the_saved_box(tmp_path, simulated):
+    fig = F.forest_plot(_forest_frame(), xlabel="x (units)", simulated=simulated)
+    renderer = fig.canvas.get_renderer()
+    labels = [t for t in fig.texts if t.get_text() == SIMULATED_LABEL]
+    assert len(labels) == (1 if simulated else 0)
+    if simulated:
+        box = fig.get_tightbbox(renderer)  # inches
+        ext = labels[0].get_window_extent(renderer).transformed(fig.dpi_scale_trans.inverted())
+        assert box.x0 - 1e-6 <= ext.x0 and ext.y0 >= box.y0 - 1e-6  # inside the saved area
+        axes_bottom = min(ax.get_tightbbox(renderer).y0 for ax in fig.axes) / fig.dpi
+        assert ext.y1 <= axes_bottom + 1e-6  # below every axis and its labels
+    paths = F.save_figure(fig, "forest", tmp_path)
+    assert [p.suffix for p in paths] == [".png", ".pdf"] and all(
+        p.stat().st_size > 0 for p in paths
+    )
+
+
+def test_heatmap_and_phase_lines_render(tmp_path):
+    m = pd.DataFrame(np.eye(3), index=list("abc"), columns=list("abc"))
+    F.save_figure(
+        F.heatmap(m, low=m - 0.1, high=m + 0.1, colorbar_label="r", simulated=True), "h", tmp_path
+    )
+    rows = [
+        (p, "m", ph, e, e - 0.1, e + 0.1)
+        for p in ("x", "y")
+        for ph, e in zip(("early", "mid", "late"), (0.5, 0.4, 0.3), strict=True)
+    ]
+    table = pd.DataFrame(
+        rows, columns=["predictor", "metric", "phase", "estimate", "ci_low", "ci_high"]
+    )
+    F.save_figure(F.phase_lines(table, metrics=["m"], simulated=True), "p", tmp_path)
+    assert len(list((tmp_path / "figures").iterdir())) == 4
