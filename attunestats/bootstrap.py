@@ -302,10 +302,10 @@ def bca_parameters(
     z0 uses the mid-rank share of resampled values below the estimate (as scipy does);
     a = sum(U^3) / (6 sum(U^2)^1.5) with U the jackknife influence values (n-1)(mean - theta_i).
     """
-    valid = ~np.isnan(distribution)
-    n_valid = valid.sum(axis=0)
-    below = np.sum((distribution < estimate) & valid, axis=0)
-    at_or_below = np.sum((distribution <= estimate) & valid, axis=0)
+    # comparisons with NaN are False, so NaN resamples never count as below the estimate
+    n_valid = distribution.shape[0] - np.count_nonzero(np.isnan(distribution), axis=0)
+    below = np.count_nonzero(distribution < estimate, axis=0)
+    at_or_below = np.count_nonzero(distribution <= estimate, axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = (below + at_or_below) / (2.0 * n_valid)
         z0 = ndtri(share)
@@ -505,7 +505,11 @@ def run_bootstrap(
     used = np.where(degenerate, "percentile", method).astype(object)
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        se = np.nanstd(distribution, axis=0, ddof=1)
+        se = (
+            np.nanstd(distribution, axis=0, ddof=1)
+            if np.isnan(distribution).any()
+            else np.std(distribution, axis=0, ddof=1)
+        )
     return BootstrapResult(
         labels=statistic.labels.reset_index(drop=True),
         estimate=estimate,
