@@ -14,7 +14,7 @@ from scipy import special, stats
 
 from attunestats import hierarchical as H
 from attunestats.constants import SIMULATED_LABEL
-from attunestats.hierarchical.model import PRIORS, _ordered_beta_draw
+from attunestats.hierarchical.model import PRIORS, _ordered_beta_draw, draw_participant_means
 from attunestats.hierarchical.synthetic import simulate_panel
 
 pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")
@@ -276,8 +276,16 @@ def test_prior_matches_documented_scales(prior_draws):
     prior = dt["prior"]
     n = prior.sizes["draw"] * prior.sizes["chain"]
     se = lambda sd: 4 * sd / np.sqrt(2 * (n - 1))  # noqa: E731 - 4 SE of a normal sample sd
-    sd_i = float(prior["intercept"].std())
-    assert abs(sd_i - PRIORS["intercept_sd"]) < se(PRIORS["intercept_sd"])
+    # intercept and diagnosis effects are integrated out: participant intercepts of the
+    # reference group have prior variance E[sigma_participant^2] + intercept_sd^2
+    ref = m.group_of_participant == 0
+    p_ref = prior["participant_intercept"].values.reshape(n, -1)[:, ref]
+    want = np.sqrt(PRIORS["sigma_participant_scale"] ** 2 + PRIORS["intercept_sd"] ** 2)
+    assert abs(p_ref[:, 0].std() - want) < 5 * want / np.sqrt(2 * (n - 1))
+    other = m.group_of_participant == 1
+    p_oth = prior["participant_intercept"].values.reshape(n, -1)[:, other]
+    want_o = np.sqrt(want**2 + PRIORS["diagnosis_effect_sd"] ** 2)
+    assert abs(p_oth[:, 0].std() - want_o) < 5 * want_o / np.sqrt(2 * (n - 1))
     M = m.n_predictors
     marg = PRIORS["predictor_effect_sd"] * np.sqrt(1 - 1 / M)  # zero-sum normal marginal sd
     sd_t = float(prior["predictor_effect"].std())
@@ -325,6 +333,72 @@ def test_ordered_beta_prior_predictive_has_all_three_parts():
     for s in (share0, share1, mid):
         assert np.median(s) > 0.05  # every part has prior mass in a typical draw
     assert np.quantile(y.mean(axis=1), 0.05) < 0.3 < 0.7 < np.quantile(y.mean(axis=1), 0.95)
+
+
+# ----------------------------------------------- intercept and diagnosis effects integrated out
+def _means_design_by_hand(m):
+    """Z (participants x [1, indicator of each non-reference group]) and the prior variances."""
+    g = np.asarray(m.group_of_participant)
+    Z = np.column_stack([np.ones(len(g))] + [g == j for j in range(1, len(m.diagnosis_groups))])
+    Sigma = np.diag([PRIORS["intercept_sd"] ** 2] + [PRIORS["diagnosis_effect_sd"] ** 2] * 2)
+    return Z.astype(float), Sigma
+
+
+def test_draw_participant_means_reproduces_the_joint_normal():
+    """Draw (b, P) from the generative model (b ~ N(0, Sigma), P = Z b + s * e), then redraw b
+    from ``draw_participant_means(P)``: if it draws from the exact conditional, the pair
+    (redrawn b, P) has the generative joint law, mean 0 and covariance [[Sigma, Sigma Z'],
+    [Z Sigma, s^2 I + Z Sigma Z']]. Tolerance: 5 Monte Carlo standard errors per moment (sample
+    covariance of two normals: sqrt((var_x var_y + cov_xy^2) / n)); 33 moments per s."""
+    pan = simulate_panel(rng=1)
+    m = H.behaviour_model(pan.data, pan.design)
+    Z, Sigma = _means_design_by_hand(m)
+    assert sorted(set(m.group_of_participant)) == [0, 1, 2]
+    rng = np.random.default_rng(42)
+    n = 100_000
+    for s in (0.15, 0.6, 2.0):
+        b_true = rng.multivariate_normal(np.zeros(3), Sigma, size=n)
+        P = b_true @ Z.T + s * rng.standard_normal((n, Z.shape[0]))
+        b0, delta = draw_participant_means(m, P, np.full(n, s), rng)
+        b = np.column_stack([b0, delta])
+        assert b.shape == (n, 3)
+        np.testing.assert_array_less(np.abs(b.mean(axis=0)), 5 * np.sqrt(np.diag(Sigma) / n))
+        x = np.column_stack([b, P])
+        want = np.block(
+            [[Sigma, Sigma @ Z.T], [Z @ Sigma, s**2 * np.eye(len(Z)) + Z @ Sigma @ Z.T]]
+        )
+        got = np.cov(x[:, :3], x, rowvar=False)[:3, 3:]  # rows: b; columns: (b, P)
+        v = np.diag(want)
+        se = np.sqrt((v[:3, None] * v[None, :] + want[:3] ** 2) / n)
+        assert np.all(np.abs(got - want[:3]) < 5 * se), (s, (got - want[:3]) / se)
+
+
+def test_draw_participant_means_matches_gain_form():
+    """For one fixed P, the draws' mean and covariance equal the Gaussian conditioning formula
+    in its gain form, E[b | P] = Sigma Z' (Z Sigma Z' + s^2 I)^-1 P and
+    Var[b | P] = Sigma - Sigma Z' (Z Sigma Z' + s^2 I)^-1 Z Sigma (the code uses the precision
+    form). Two values of s in one call (per-draw s). Tolerances: 5 standard errors (mean:
+    sqrt(var / n); variance: var * sqrt(2 / n); covariance: sqrt((v_i v_j + c_ij^2) / n))."""
+    pan = simulate_panel(rng=12, n_predictors=3, n_conversations=16, n_participants=4, n_topics=3)
+    m = H.behaviour_model(pan.data, pan.design)
+    Z, Sigma = _means_design_by_hand(m)
+    P0 = np.array([0.9, -0.3, 1.4, 0.2])
+    n = 60_000
+    s = np.where(np.arange(2 * n) % 2 == 0, 0.3, 1.2)
+    b0, delta = draw_participant_means(m, np.tile(P0, (2 * n, 1)), s, np.random.default_rng(3))
+    b = np.column_stack([b0, delta])
+    for sv in (0.3, 1.2):
+        sel = s == sv
+        K = Sigma @ Z.T @ np.linalg.inv(Z @ Sigma @ Z.T + sv**2 * np.eye(len(Z)))
+        mean, cov = K @ P0, Sigma - K @ Z @ Sigma
+        v = np.diag(cov)
+        np.testing.assert_array_less(np.abs(b[sel].mean(axis=0) - mean), 5 * np.sqrt(v / n))
+        se = np.sqrt((v[:, None] * v[None, :] + cov**2) / n)
+        assert np.all(np.abs(np.cov(b[sel], rowvar=False) - cov) < 5 * se)
+    with pytest.raises(ValueError, match="participant_intercept must have shape"):
+        draw_participant_means(m, np.zeros((3, 5)), np.ones(3), np.random.default_rng(0))
+    with pytest.raises(ValueError, match="sigma_participant must be positive"):
+        draw_participant_means(m, np.zeros((2, 4)), np.array([1.0, 0.0]), np.random.default_rng(0))
 
 
 # ------------------------------------------------------------------------- from Scores
@@ -385,7 +459,7 @@ def test_auto_centring_rule_by_hand():
     assert auto_centring(np.full(12, 300.0), p_k, t_k) == (False, False, True)
     p_k8 = np.repeat([0, 1], 8)
     t_k8 = np.tile([0, 1], 8)
-    assert auto_centring(np.full(16, 300.0), p_k8, t_k8) == (True, True, True)
+    assert auto_centring(np.full(16, 300.0), p_k8, t_k8) == (False, True, True)
     assert auto_centring(np.full(16, 100.0), p_k8, t_k8) == (False, False, False)
     pan = simulate_panel(rng=1)
     assert H.behaviour_model(pan.data, pan.design).centring == (False, False, False)

@@ -43,23 +43,35 @@ and rule out effects larger than a few logits; the tests run a prior predictive 
 
 Parameterisation. The interactions (diagnosis and topic, weakly informed: one effect per
 predictor x group or topic) are always non-centred. The participant, topic and conversation
-intercepts are each centred or non-centred (``P = intercept + delta + sigma_participant * z``,
+intercepts are each centred or non-centred (``P = chol(Cov) z``, see below,
 ``v = sigma_topic * z``, ``C = P + v + sigma_conversation * z``) depending on how strongly the
-data pin them down. The constructors' default ``parameterization="auto"`` (``data.auto_centring``)
-centres
+data pin them down. The constructors' default ``parameterization="auto"``
+(``data.auto_centring``) centres
 
 - the conversation intercepts when the median conversation carries at least 300 effective binary
   observations (an ordered-beta score counts as 4),
-- the participant (topic) intercepts when, in addition, the median participant (topic) has at
-  least 8 conversations and 1,000 effective observations.
+- the topic intercepts when, in addition, the median topic has at least 8 conversations and
+  1,000 effective observations,
 
-Measured with nutpie, 2 chains x (500 + 500), minimum bulk ESS: on the paper-sized behaviour
-data (about 880 judgements per conversation, 18 conversations per participant) centred 230,
-non-centred 16, participants non-centred and the rest centred 87, topics non-centred and the
-rest centred ("auto") 236; on small panels (about 140
-judgements per conversation, 5 per participant) the centred form diverged (65-110 divergences in
-4 x 1000 draws) while the non-centred one passed the gate at ``target_accept=0.9``. Pass
-``"centred"``, ``"noncentred"`` or a mapping by level to override.
+and keeps the participant intercepts non-centred. Measured with nutpie on the paper-sized
+behaviour data (about 880 judgements per conversation, 18 conversations per participant, 4 per
+topic): 2 chains x (500 + 500), minimum bulk ESS centred 230, all non-centred 16; 4 chains x
+(1000 + 1000), participants centred 9 divergent transitions (at small ``sigma_participant``),
+"auto" 0 divergences and minimum bulk ESS 686. On small panels (about 140 judgements per
+conversation) the centred form diverged (65-110 divergences in 4 x 1000 draws) while the
+non-centred one passed the gate at ``target_accept=0.9``. Pass ``"centred"``, ``"noncentred"``
+or a mapping by level to override.
+
+Integrating out the intercept and the diagnosis effects. ``intercept`` and ``delta`` enter the
+model only through the participant intercepts' prior, so the sampler sees them integrated out:
+``P ~ MvNormal(0, sigma_participant^2 I + Z Sigma Z')`` with ``Z`` the participant x (intercept,
+group indicators) design and ``Sigma`` their prior variances. After sampling, each posterior draw
+gets an exact draw of ``(intercept, delta)`` from its conjugate normal conditional posterior
+given ``P`` and ``sigma_participant`` (:func:`draw_participant_means`). This is the same model.
+It removes the ridge between the non-centred participant intercepts and ``intercept`` /
+``delta`` (with them sampled, the minimum bulk ESS on the paper-sized behaviour data was 87 per
+1,000 draws, ``intercept`` and ``diagnosis_effect`` the worst), and the funnel between
+``sigma_participant`` and the group means of the centred form.
 
 Identifiability. The predictor effects, the topic effects and the interactions sum to zero
 (over predictors, topics, or both), so ``intercept`` is the accuracy (logit) of the average
@@ -447,6 +459,81 @@ def _ordered_beta_random(
     return _ordered_beta_draw(eta, k1, k2, phi, rng)
 
 
+def _mean_prior_variances(n_groups: int) -> np.ndarray:
+    """Prior variances of (intercept, diagnosis effects of the non-reference groups)."""
+    return np.array(
+        [PRIORS["intercept_sd"] ** 2] + [PRIORS["diagnosis_effect_sd"] ** 2] * (n_groups - 1)
+    )
+
+
+def _mean_design(group_of_participant: Any, n_groups: int, lib: Any = np) -> Any:
+    """Z: participants x (intercept, indicator of each non-reference group)."""
+    g = group_of_participant
+    cols = [lib.ones_like(g, dtype="float64")]
+    eq = lib.eq if hasattr(lib, "eq") else lib.equal  # pytensor / numpy
+    cols += [eq(g, j).astype("float64") for j in range(1, n_groups)]
+    return lib.stack(cols, axis=1)
+
+
+def draw_participant_means(
+    model: HierarchicalModel,
+    participant_intercept: np.ndarray,
+    sigma_participant: np.ndarray,
+    rng: Any = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact draws of ``intercept`` and ``diagnosis_effect`` given the participant intercepts.
+
+    Given ``P`` and ``sigma_participant`` (``s``) the coefficients ``b = (intercept, delta)``
+    have the conjugate normal posterior ``N(V Z' P / s^2, V)``, ``V = (Z'Z / s^2 +
+    Sigma^-1)^-1`` (nothing else in the model involves them), so one draw per posterior draw
+    of ``(P, s)`` gives exact posterior draws of ``b``.
+
+    Parameters
+    ----------
+    model : HierarchicalModel
+        Supplies the diagnosis group of each participant.
+    participant_intercept : ndarray, shape (S, n_participants)
+        Draws of ``P``.
+    sigma_participant : ndarray, shape (S,)
+        Draws of ``sigma_participant`` (positive).
+    rng : int, Generator or SeedSequence, optional
+        Seed.
+
+    Returns
+    -------
+    intercept : ndarray, shape (S,)
+    diagnosis_effect : ndarray, shape (S, n_groups - 1)
+    """
+    from attunestats._rng import check_rng
+
+    gen = check_rng(rng)
+    G = len(model.diagnosis_groups)
+    n_p = len(model.participants)
+    P = np.asarray(participant_intercept, dtype=float)
+    s = np.asarray(sigma_participant, dtype=float).reshape(-1)
+    if P.ndim != 2 or P.shape[1] != n_p or P.shape[0] != s.size:
+        raise ValueError(
+            f"participant_intercept must have shape (S, {n_p}) with S = len(sigma_participant) "
+            f"= {s.size}; got {P.shape}"
+        )
+    if not np.all(s > 0):
+        raise ValueError(
+            f"sigma_participant must be positive; got minimum {float(np.min(s, initial=np.inf))}"
+        )
+    Z = _mean_design(np.asarray(model.group_of_participant), G)
+    prior_prec = 1.0 / _mean_prior_variances(G)
+    s2 = s**2
+    prec = (Z.T @ Z)[None, :, :] / s2[:, None, None] + np.diag(prior_prec)[None, :, :]
+    # b = mean + L^-T e with prec = L L': covariance (L L')^-1 = V
+    L = np.linalg.cholesky(prec)
+    rhs = (P @ Z) / s2[:, None]
+    y = np.linalg.solve(L, rhs[:, :, None])  # L y = Z'P / s^2
+    e = gen.standard_normal(rhs.shape)[:, :, None]
+    Lt = np.swapaxes(L, 1, 2)
+    b = np.linalg.solve(Lt, y + e)[:, :, 0]  # L' b = y + e: mean V Z'P/s^2, covariance V
+    return b[:, 0], b[:, 1:]
+
+
 def _build_pymc(spec: HierarchicalModel) -> Any:
     import pymc as pm
     import pytensor.tensor as pt
@@ -456,25 +543,25 @@ def _build_pymc(spec: HierarchicalModel) -> Any:
     data = spec.data_arrays()
     with pm.Model(coords=spec.coords()) as model:
         d = {name: pm.Data(name, value) for name, value in data.items()}
-        intercept = pm.Normal("intercept", 0.0, P["intercept_sd"])
-        if spec.has_diagnosis:
-            delta = pm.Normal("diagnosis_effect", 0.0, P["diagnosis_effect_sd"], dims="diagnosis")
-            delta_full = pt.concatenate([pt.zeros(1), delta])
-            shift_p = delta_full[d["group_of_participant"]]
-        else:
-            shift_p = 0.0
+        # intercept and diagnosis effects are integrated out (module docstring): the participant
+        # intercepts are jointly normal with covariance sigma_participant^2 I + Z Sigma Z'
         s_p = pm.HalfNormal("sigma_participant", P["sigma_participant_scale"])
         s_c = pm.HalfNormal("sigma_conversation", P["sigma_conversation_scale"])
         if spec.has_topic_effect:
             s_t = pm.HalfNormal("sigma_topic", P["sigma_topic_scale"])
+        Z = _mean_design(d["group_of_participant"], len(spec.diagnosis_groups), pt)
+        prior_var = pt.as_tensor(_mean_prior_variances(len(spec.diagnosis_groups)))
+        n_p = len(spec.participants)
+        cov = s_p**2 * pt.eye(n_p) + (Z * prior_var[None, :]) @ Z.T
         centre_p, centre_t, centre_c = spec.centring
         if centre_p:
-            part = pm.Normal("participant_intercept", intercept + shift_p, s_p, dims="participant")
+            part = pm.MvNormal(
+                "participant_intercept", mu=pt.zeros(n_p), cov=cov, dims="participant"
+            )
         else:
             z_p = pm.Normal("z_participant", 0.0, 1.0, dims="participant")
-            part = pm.Deterministic(
-                "participant_intercept", intercept + shift_p + s_p * z_p, dims="participant"
-            )
+            chol = pt.linalg.cholesky(cov)
+            part = pm.Deterministic("participant_intercept", chol @ z_p, dims="participant")
         conv_mean = part[d["participant_of_conversation"]]
         if spec.has_topic_effect:
             if centre_t:
