@@ -60,6 +60,12 @@ def main() -> None:
     ap.add_argument("--tune", type=int, default=1000)
     ap.add_argument("--chains", type=int, default=4)
     ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument(
+        "--target-accept",
+        type=float,
+        default=None,
+        help="nutpie's target acceptance (default: fit's default)",
+    )
     ap.add_argument("--skip-pymc", action="store_true", help="only the nutpie fit")
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
@@ -89,6 +95,7 @@ def main() -> None:
     res = H.fit(
         model, draws=args.draws, tune=args.tune, chains=args.chains, cores=args.cores,
         rng=args.seed, sampler="nutpie", progress_bar=False,
+        **({} if args.target_accept is None else {"target_accept": args.target_accept}),
     )  # fmt: skip
     d = res.diagnostics
     nut_total = res.compile_seconds + res.sample_seconds

@@ -177,9 +177,86 @@ figures.save_figure(fig, "04_capability_independence", out_dir)
 report.summary''',
         ],
     ),
+    "05_hierarchical_effects": (
+        "# 05 Participant, diagnosis and topic effects\n\nHierarchical Bayesian models (PyMC, sampled by "
+        "nutpie) of binary behaviour accuracy, emotion F1, pairwise preference accuracy and four-branch "
+        "prediction error, with participant, topic and conversation random effects, diagnosis-group "
+        "effects and their interaction with the predictor. A fit's summaries are reported only when it "
+        "passes the diagnostics gate (r_hat <= 1.01, bulk and tail ESS >= 400, no divergence); fast mode "
+        "runs chains too short for the gate, and its tables say so in a `warning` column.",
+        [
+            SETUP,
+            '''import pandas as pd
+from attunestats import hierarchical as H
+
+scores = at.score(rel)
+models = {
+    "behaviour": H.behaviour_model_from_scores(scores, task="om"),
+    "emotion": H.emotion_model_from_scores(scores, metric="emotion_f1"),
+    "preference": H.preference_model_from_scores(scores),
+    "holistic": H.holistic_model_from_scores(scores, metric="four_branch_mae"),
+}
+fits = {name: H.fit(model, draws=mcmc_draws, tune=mcmc_tune, chains=mcmc_chains, rng=seed)
+        for name, model in models.items()}
+overview = pd.DataFrame([f.overview() for f in fits.values()])
+tables.write_table(overview, "05_fit_diagnostics", out_dir, simulated=SIM,
+                   caption="MCMC fits: sampler, settings, diagnostics gate, worst R-hat and ESS, divergences")
+# fast mode: short chains, reported with a warning column. Full mode: a fit that fails the gate
+# is listed above and left out of the effect tables (its summaries refuse to report).
+accept = bool(fast)
+ok = {name: f for name, f in fits.items() if f.passed or accept}
+overview[["outcome", "passed", "divergences", "max_r_hat", "min_ess_bulk", "min_ess_tail", "sample_seconds"]]''',
+            '''variance = pd.concat([H.variance_decomposition(f, accept_failed_diagnostics=accept) for f in ok.values()])
+tables.write_table(variance, "05_variance_decomposition", out_dir, simulated=SIM,
+                   caption="Share of latent variance from participant, topic and conversation (94% intervals)")
+fig = figures.forest_plot(
+    variance.assign(label=variance["outcome"] + ": " + variance["component"]),
+    estimate="share_latent", low="share_latent_ci_low", high="share_latent_ci_high", label="label",
+    xlabel="share of latent variance", sort=False, simulated=SIM,
+)
+figures.save_figure(fig, "05_variance_decomposition", out_dir)
+variance[["outcome", "component", "sd", "share_latent", "share_latent_ci_low", "share_latent_ci_high"]]''',
+            '''topics = pd.concat([H.topic_effects(f, accept_failed_diagnostics=accept) for f in ok.values()
+                    if f.model.has_topic_effect])
+tables.write_table(topics, "05_topic_effects", out_dir, simulated=SIM,
+                   caption="Topic effects (logit, vs the average topic), 94% intervals, P(hardest topic)")
+if "behaviour" in ok:
+    hardest = topics[topics["outcome"] == ok["behaviour"].model.outcome].nsmallest(15, "mean")
+    fig = figures.forest_plot(hardest, estimate="mean", label="topic", reference=0.0,
+                              xlabel="topic effect on OM accuracy (logit), 15 lowest", simulated=SIM)
+    figures.save_figure(fig, "05_hardest_topics_behaviour", out_dir)
+topics.sort_values("p_hardest", ascending=False).groupby("outcome").head(3)[
+    ["outcome", "topic", "n_conversations", "mean", "ci_low", "ci_high", "p_hardest"]]''',
+            '''contrasts = pd.concat([H.diagnosis_contrasts(f, accept_failed_diagnostics=accept) for f in ok.values()])
+tables.write_table(contrasts, "05_diagnosis_contrasts", out_dir, simulated=SIM,
+                   caption="Diagnosis-group contrasts per predictor against the reference group (94% intervals)")
+avg = contrasts[contrasts["predictor"] == "(average)"]
+fig = figures.forest_plot(
+    avg.assign(label=avg["outcome"] + ": " + avg["group"] + " - " + avg["reference"]),
+    estimate="difference", low="difference_ci_low", high="difference_ci_high", label="label",
+    reference=0.0, sort=False, xlabel="difference from reference group (accuracy or score)", simulated=SIM,
+)
+figures.save_figure(fig, "05_diagnosis_contrasts", out_dir)
+avg[["outcome", "group", "reference", "difference", "difference_ci_low", "difference_ci_high", "p_positive"]]''',
+            '''adjusted = pd.concat([H.predictor_effects(f, accept_failed_diagnostics=accept) for f in ok.values()])
+tables.write_table(adjusted, "05_adjusted_predictor_effects", out_dir, simulated=SIM,
+                   caption="Predictor effects adjusted for participant, topic, conversation and diagnosis")
+ppc = pd.concat([H.posterior_predictive_check(f, rng=seed, accept_failed_diagnostics=accept)
+                 for f in ok.values()])
+tables.write_table(ppc, "05_posterior_predictive_checks", out_dir, simulated=SIM,
+                   caption="Posterior predictive checks (ppp near 0 or 1 flags misfit)")
+if "behaviour" in ok:
+    beh = adjusted[adjusted["outcome"] == ok["behaviour"].model.outcome]
+    fig = figures.forest_plot(beh, estimate="adjusted_mean", low="adjusted_ci_low", high="adjusted_ci_high",
+                              label="predictor", xlabel="adjusted binary OM accuracy (0-1)", simulated=SIM)
+    figures.save_figure(fig, "05_adjusted_behaviour_accuracy", out_dir)
+ppc[(ppc["ppp"] < 0.01) | (ppc["ppp"] > 0.99)]''',
+        ],
+    ),
     "06_turn_dynamics": (
         "# 06 Turn dynamics\n\nEarly, mid and late turns of each conversation: phase means per model with "
-        "conversation-bootstrap intervals and paired late-minus-early differences.",
+        "conversation-bootstrap intervals and paired late-minus-early differences; then turn-drift "
+        "slopes from the hierarchical models of 05, adjusted for participant, topic and conversation.",
         [
             SETUP,
             '''from attunestats import dynamics
@@ -196,6 +273,31 @@ diff''',
     labels=["binary OM accuracy", "emotion F1", "pairwise accuracy"], simulated=SIM,
 )
 figures.save_figure(fig, "06_turn_phases", out_dir)''',
+            '''import pandas as pd
+from attunestats import hierarchical as H
+
+# drift slopes adjusted for participant, topic and conversation (hierarchical models, as in 05)
+drift_models = {
+    "behaviour": H.behaviour_model_from_scores(scores, task="om"),
+    "emotion": H.emotion_model_from_scores(scores, metric="emotion_f1"),
+}
+drift_fits = {name: H.fit(model, draws=mcmc_draws, tune=mcmc_tune, chains=mcmc_chains, rng=seed)
+              for name, model in drift_models.items()}
+tables.write_table(pd.DataFrame([f.overview() for f in drift_fits.values()]), "06_drift_fit_diagnostics",
+                   out_dir, simulated=SIM, caption="MCMC fits of the drift models: diagnostics gate")
+accept = bool(fast)  # fast mode: chains too short for the gate; tables carry a warning column
+drift = pd.concat([H.turn_drift(f, accept_failed_diagnostics=accept)
+                   for f in drift_fits.values() if f.passed or accept])
+tables.write_table(drift, "06_drift_slopes", out_dir, simulated=SIM,
+                   caption="Turn-drift slopes per predictor (logit, first to last turn) and the change they imply")
+fig = figures.forest_plot(
+    drift.assign(label=drift["outcome"].str.replace("binary behaviour accuracy", "OM accuracy")
+                 + ": " + drift["predictor"]),
+    estimate="change", low="change_ci_low", high="change_ci_high", label="label", reference=0.0,
+    sort=False, xlabel="change from first to last turn (accuracy or F1)", simulated=SIM,
+)
+figures.save_figure(fig, "06_drift_slopes", out_dir)
+drift[drift["predictor"] == "(average)"]''',
         ],
     ),
     "07_human_baseline": (
@@ -240,7 +342,11 @@ base["claim_f"]''',
             '''from attunestats.claims import audit_claims
 
 scores = at.score(rel)
-audit = audit_claims(scores, n_resamples=n_resamples, seed=seed)
+# claim (d) fits a hierarchical model; fast mode's short chains fail the diagnostics gate and
+# are reported with a warning rather than refused
+audit = audit_claims(scores, n_resamples=n_resamples, seed=seed,
+                     d=dict(draws=mcmc_draws, tune=mcmc_tune, chains=mcmc_chains,
+                            accept_failed_diagnostics=bool(fast)))
 table = audit.to_frame()
 tables.write_table(table, "08_claims_audit", out_dir, simulated=SIM,
                    caption="Claims audit: effect, interval, corrected p-value, verdict")

@@ -113,6 +113,23 @@ def test_short_fit_fails_gate_and_summaries_refuse(short_fit):
         S.turn_drift(short_fit, accept_failed_diagnostics="yes")
 
 
+def test_overview_reports_worst_diagnostics_from_arviz(short_fit):
+    """``overview()`` against ArviZ computed over the whole posterior (not the gate's table)."""
+    import arviz as az
+
+    post = short_fit.idata["posterior"].to_dataset()
+    rhat = max(float(az.rhat(post)[v].max()) for v in post.data_vars)
+    ess_b = min(float(az.ess(post, method="bulk")[v].min()) for v in post.data_vars)
+    ess_t = min(float(az.ess(post, method="tail")[v].min()) for v in post.data_vars)
+    o = short_fit.overview()
+    assert o["passed"] is False and o["n_failed"] >= 1 and o["failures"]
+    assert o["max_r_hat"] == pytest.approx(rhat, rel=1e-9)
+    assert o["min_ess_bulk"] == pytest.approx(ess_b, rel=1e-9)
+    assert o["min_ess_tail"] == pytest.approx(ess_t, rel=1e-9)
+    assert o["divergences"] == int(short_fit.idata["sample_stats"]["diverging"].values.sum())
+    assert (o["chains"], o["draws"]) == (post.sizes["chain"], post.sizes["draw"])
+
+
 def test_thresholds_are_arguments(short_fit, panel):
     m = H.behaviour_model(panel.data, panel.design)
     loose = H.fit(m, draws=25, tune=25, chains=2, rng=2, max_rhat=10.0, min_ess=0.0)
