@@ -8,7 +8,10 @@ notebook and the cell, the previous outputs stay untouched, and the exit status 
 Each notebook receives its parameters in a cell injected after the cell tagged ``parameters``
 (papermill's convention, without depending on papermill): ``release``, ``out_dir``, ``fast``,
 ``seed`` (a child seed derived from the root seed and the notebook's name, so one notebook rebuilt
-alone gives the same numbers as in a full build), ``n_resamples`` and ``mcmc_draws``.
+alone gives the same numbers as in a full build), ``n_resamples``, ``mcmc_draws``, ``mcmc_tune``,
+``mcmc_chains``, ``mcmc_seed`` (one seed for every MCMC fit of the build) and ``fit_cache`` (a
+directory of finished fits inside the build, see ``hierarchical.fit(cache_dir=...)``: notebooks
+fitting the same model with the same seed share the fit; deleted before the manifest).
 
 ``MANIFEST.json`` lists every artefact with its sha256, the release checksum and whether it is
 simulated, the seeds, and the versions of the package, Python and the main dependencies.
@@ -206,13 +209,17 @@ def build(
     sizes = FAST if fast else FULL
     timings: dict[str, float] = {}
     seeds: dict[str, int] = {}
+    # MCMC fits: one seed for the whole build and a shared cache of finished fits, so notebooks
+    # fitting the same model (05, 06, 08) sample it once; removed before the manifest is written
+    mcmc_seed = child_seed(seed, "mcmc")
+    fit_cache = tmp / ".fit-cache"
     try:
         for k, path in enumerate(notebooks, start=1):
             nb_seed = child_seed(seed, path.stem)
             seeds[path.stem] = nb_seed
             params = {
                 "release": str(release_path), "out_dir": str(tmp), "fast": bool(fast),
-                "seed": nb_seed, **sizes,
+                "seed": nb_seed, **sizes, "mcmc_seed": mcmc_seed, "fit_cache": str(fit_cache),
             }  # fmt: skip
             if progress:
                 print(f"[{k}/{len(notebooks)}] {path.name} ...", file=sys.stderr, flush=True)
@@ -221,6 +228,7 @@ def build(
             timings[path.stem] = time.perf_counter() - start
             if progress:
                 print(f"      done in {timings[path.stem]:.1f} s", file=sys.stderr, flush=True)
+        shutil.rmtree(fit_cache, ignore_errors=True)
         (tmp / "README.md").write_text(OUTPUT_README, encoding="utf-8")
         artefacts = {
             str(p.relative_to(tmp)): _sha256(p)
@@ -238,7 +246,7 @@ def build(
                 "name": loaded.info.get("name", ""),
             },
             "root_seed": seed,
-            "seeds": seeds,
+            "seeds": {**seeds, "mcmc": mcmc_seed},
             "versions": _versions(),
             "timings_seconds": {k: round(v, 2) for k, v in timings.items()},
             "artefacts": artefacts,

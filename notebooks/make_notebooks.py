@@ -22,7 +22,9 @@ seed = 20260521  # seed of this notebook's random draws
 n_resamples = 400  # bootstrap resamples (full build: 10,000)
 mcmc_draws = 150  # posterior draws per chain (full build: 1,000)
 mcmc_tune = 150  # tuning steps per chain (full build: 1,000)
-mcmc_chains = 2  # chains (full build: 4)"""
+mcmc_chains = 2  # chains (full build: 4)
+mcmc_seed = 20260521  # seed of the MCMC fits (shared by all notebooks of a build)
+fit_cache = None  # directory of finished fits shared between notebooks (None: no cache)"""
 
 SETUP = """import attunestats as at
 from attunestats.constants import SIMULATED_LABEL
@@ -180,8 +182,8 @@ report.summary''',
     "05_hierarchical_effects": (
         "# 05 Participant, diagnosis and topic effects\n\nHierarchical Bayesian models (PyMC, sampled by "
         "nutpie) of binary behaviour accuracy, emotion F1, pairwise preference accuracy and four-branch "
-        "prediction error, with participant, topic and conversation random effects, diagnosis-group "
-        "effects and their interaction with the predictor. A fit's summaries are reported only when it "
+        "prediction error of the evaluated models, with participant, topic and conversation random "
+        "effects, diagnosis-group effects and their interaction with the model. A fit's summaries are reported only when it "
         "passes the diagnostics gate (r_hat <= 1.01, bulk and tail ESS >= 400, no divergence); fast mode "
         "runs chains too short for the gate, and its tables say so in a `warning` column.",
         [
@@ -190,13 +192,15 @@ report.summary''',
 from attunestats import hierarchical as H
 
 scores = at.score(rel)
+evaluated = sorted(scores.predictors.query("kind == 'model'")["predictor"])  # the claims are about models
 models = {
-    "behaviour": H.behaviour_model_from_scores(scores, task="om"),
-    "emotion": H.emotion_model_from_scores(scores, metric="emotion_f1"),
-    "preference": H.preference_model_from_scores(scores),
-    "holistic": H.holistic_model_from_scores(scores, metric="four_branch_mae"),
+    "behaviour": H.behaviour_model_from_scores(scores, task="om", predictors=evaluated),
+    "emotion": H.emotion_model_from_scores(scores, metric="emotion_f1", predictors=evaluated),
+    "preference": H.preference_model_from_scores(scores, predictors=evaluated),
+    "holistic": H.holistic_model_from_scores(scores, metric="four_branch_mae", predictors=evaluated),
 }
-fits = {name: H.fit(model, draws=mcmc_draws, tune=mcmc_tune, chains=mcmc_chains, rng=seed)
+fits = {name: H.fit(model, draws=mcmc_draws, tune=mcmc_tune, chains=mcmc_chains, rng=mcmc_seed,
+                    cache_dir=fit_cache)
         for name, model in models.items()}
 overview = pd.DataFrame([f.overview() for f in fits.values()])
 tables.write_table(overview, "05_fit_diagnostics", out_dir, simulated=SIM,
@@ -277,11 +281,14 @@ figures.save_figure(fig, "06_turn_phases", out_dir)''',
 from attunestats import hierarchical as H
 
 # drift slopes adjusted for participant, topic and conversation (hierarchical models, as in 05)
+# (the same models, seed and settings as 05: within `attunestats reproduce` the fits come from its cache)
+evaluated = sorted(scores.predictors.query("kind == 'model'")["predictor"])
 drift_models = {
-    "behaviour": H.behaviour_model_from_scores(scores, task="om"),
-    "emotion": H.emotion_model_from_scores(scores, metric="emotion_f1"),
+    "behaviour": H.behaviour_model_from_scores(scores, task="om", predictors=evaluated),
+    "emotion": H.emotion_model_from_scores(scores, metric="emotion_f1", predictors=evaluated),
 }
-drift_fits = {name: H.fit(model, draws=mcmc_draws, tune=mcmc_tune, chains=mcmc_chains, rng=seed)
+drift_fits = {name: H.fit(model, draws=mcmc_draws, tune=mcmc_tune, chains=mcmc_chains, rng=mcmc_seed,
+                          cache_dir=fit_cache)
               for name, model in drift_models.items()}
 tables.write_table(pd.DataFrame([f.overview() for f in drift_fits.values()]), "06_drift_fit_diagnostics",
                    out_dir, simulated=SIM, caption="MCMC fits of the drift models: diagnostics gate")
@@ -341,12 +348,16 @@ base["claim_f"]''',
             SETUP,
             '''from attunestats.claims import audit_claims
 
+from attunestats import hierarchical as H
+
 scores = at.score(rel)
-# claim (d) fits a hierarchical model; fast mode's short chains fail the diagnostics gate and
-# are reported with a warning rather than refused
+# claim (d) needs the hierarchical behaviour model of 05 (from the build's fit cache when there).
+# Fast mode's short chains fail the diagnostics gate: reported with a warning rather than refused.
+evaluated = sorted(scores.predictors.query("kind == 'model'")["predictor"])
+behaviour = H.fit(H.behaviour_model_from_scores(scores, task="om", predictors=evaluated),
+                  draws=mcmc_draws, tune=mcmc_tune, chains=mcmc_chains, rng=mcmc_seed, cache_dir=fit_cache)
 audit = audit_claims(scores, n_resamples=n_resamples, seed=seed,
-                     d=dict(draws=mcmc_draws, tune=mcmc_tune, chains=mcmc_chains,
-                            accept_failed_diagnostics=bool(fast)))
+                     d=dict(fit=behaviour, accept_failed_diagnostics=bool(fast)))
 table = audit.to_frame()
 tables.write_table(table, "08_claims_audit", out_dir, simulated=SIM,
                    caption="Claims audit: effect, interval, corrected p-value, verdict")

@@ -156,6 +156,33 @@ def test_same_seed_same_draws_other_seed_other_draws(panel):
     assert g.rng_seed is None and isinstance(g.seed, int)
 
 
+def test_result_cache_returns_the_same_fit_and_misses_on_any_change(panel, tmp_path):
+    """``cache_dir``: a second identical call loads the fit (identical draws, flagged), while
+    other data, another seed or other settings sample afresh (compared with a fit made without
+    any cache, the reference)."""
+    m = H.behaviour_model(panel.data, panel.design)
+    ref = H.fit(m, draws=40, tune=40, chains=2, rng=21)
+    a = H.fit(m, draws=40, tune=40, chains=2, rng=21, cache_dir=tmp_path)
+    b = H.fit(m, draws=40, tune=40, chains=2, rng=21, cache_dir=tmp_path)
+    assert not a.from_result_cache and b.from_result_cache
+    assert len(list(tmp_path.glob("fit-*.pkl"))) == 1 and not list(tmp_path.glob(".*tmp"))
+    for res in (a, b):
+        xr_ref = ref.idata["posterior"]["turn_slope"].values
+        np.testing.assert_array_equal(res.idata["posterior"]["turn_slope"].values, xr_ref)
+        pd.testing.assert_frame_equal(res.diagnostics, ref.diagnostics)
+    assert b.model is m
+    c = H.fit(m, draws=40, tune=40, chains=2, rng=22, cache_dir=tmp_path)  # other seed
+    d = H.fit(m, draws=41, tune=40, chains=2, rng=21, cache_dir=tmp_path)  # other settings
+    other = simulate_panel(rng=9)
+    e = H.fit(H.behaviour_model(other.data, other.design), draws=40, tune=40, chains=2, rng=21,
+              cache_dir=tmp_path)  # fmt: skip  # other data
+    assert not any(r.from_result_cache for r in (c, d, e))
+    assert len(list(tmp_path.glob("fit-*.pkl"))) == 4
+    assert not np.array_equal(
+        e.idata["posterior"]["turn_slope"].values, ref.idata["posterior"]["turn_slope"].values
+    )
+
+
 def test_cache_swaps_data_and_labels(good_fit):
     """Same structure, new data and new labels: no recompilation, posterior of the new data."""
     other = simulate_panel(rng=9)

@@ -19,7 +19,9 @@ seed = 1
 n_resamples = 10
 mcmc_draws = 10
 mcmc_tune = 10
-mcmc_chains = 1"""
+mcmc_chains = 1
+mcmc_seed = 1
+fit_cache = None"""
 
 
 def _write_notebook(folder: Path, name: str, cells: list[str]) -> Path:
@@ -38,6 +40,8 @@ GOOD = [
     "rel = at.load_release(release)\nrng = np.random.default_rng(seed)\n"
     "df = pd.DataFrame({'x': rng.normal(size=5), 'n': len(rel.conversations)})",
     "tables.write_table(df, 'nb_table', out_dir, simulated=rel.simulated, caption='t')",
+    "import pathlib\npathlib.Path(fit_cache).mkdir(parents=True, exist_ok=True)\n"
+    "(pathlib.Path(fit_cache) / 'fit-x.pkl').write_text(str(mcmc_seed))",
 ]
 
 
@@ -58,7 +62,9 @@ def test_build_writes_artefacts_manifest_and_is_reproducible(notebooks, tmp_path
     assert manifest["artefacts"]["tables/nb_table.csv"] == first.manifest["artefacts"]["tables/nb_table.csv"]
     assert len(manifest["release"]["checksum"]) == 64
     assert manifest["versions"]["python"]
-    assert set(manifest["seeds"]) == {"01_good"}
+    assert set(manifest["seeds"]) == {"01_good", "mcmc"}
+    # the build's fit cache is gone; nothing but artefacts and executed notebooks remains
+    assert not list(out.rglob(".fit-cache")) and not any(k.startswith(".") for k in manifest["artefacts"])
     content = csv.read_text()
     # same release and seed -> identical CSV; another root seed -> a different one
     build(release=RELEASE, out=out, fast=True, seed=7, notebooks_dir=notebooks, progress=False)

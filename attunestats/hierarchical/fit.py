@@ -19,12 +19,15 @@ import contextlib
 import dataclasses
 import importlib.util
 import io
+import os
+import pickle
 import sys
 import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -101,6 +104,8 @@ class FitResult:
         Whether the compiled model came from the cache.
     rng_seed : int, str or None
         What ``rng`` was (``_rng.seed_record``).
+    from_result_cache : bool
+        Whether the whole fit was loaded from ``fit(cache_dir=...)`` (times are the original's).
     """
 
     model: HierarchicalModel
@@ -120,6 +125,7 @@ class FitResult:
     sample_seconds: float
     from_cache: bool
     rng_seed: int | str | None = None
+    from_result_cache: bool = False
 
     @property
     def simulated(self) -> bool:
@@ -314,6 +320,7 @@ def fit(
     max_rhat: float = MAX_RHAT,
     min_ess: float = MIN_ESS,
     progress_bar: bool | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
 ) -> FitResult:
     """Sample the posterior of ``model`` and run the diagnostics gate.
 
@@ -341,6 +348,13 @@ def fit(
     progress_bar : bool, optional
         ``None``: show a progress bar when the fit is expected to take more than a few seconds
         and standard error is a terminal.
+    cache_dir : path, optional
+        Directory of finished fits: a fit with the same data, model structure, priors, sampler,
+        settings, seed and library versions is loaded from it instead of sampled again (the
+        draws are identical either way; ``from_result_cache`` says which). New fits are written
+        there (pickle, written to a temporary file and renamed). Only for directories you
+        trust: loading runs pickle. ``attunestats reproduce`` gives its notebooks one for the
+        duration of a build, so notebooks fitting the same model share the fit.
 
     Returns
     -------
@@ -356,6 +370,16 @@ def fit(
         model, draws, tune, chains, cores, sampler, target_accept, max_rhat, min_ess, progress_bar
     )
     seed = _int_seed(rng)
+    cache_path = None
+    if cache_dir is not None:
+        key = _result_key(model, draws, tune, chains, cores, sampler, seed, target_accept,
+                          max_rhat, min_ess)  # fmt: skip
+        cache_path = Path(cache_dir) / f"fit-{key}.pkl"
+        if cache_path.is_file():
+            with cache_path.open("rb") as fh:
+                cached = pickle.load(fh)
+            return dataclasses.replace(cached, model=model, from_result_cache=True,
+                                       rng_seed=seed_record(rng))  # fmt: skip
     if progress_bar is None:
         work = model.n_predictors * model.n_rows * (draws + tune) * chains / max(cores, 1)
         progress_bar = bool(work > _PROGRESS_WORK and sys.stderr.isatty())
@@ -388,7 +412,7 @@ def fit(
     failures = [f"{r.parameter}: {r.reason}" for r in diag.itertuples() if not r.passed]
     if divergences:
         failures.append(f"divergences: {divergences}")
-    return FitResult(
+    result = FitResult(
         model=model,
         idata=dt,
         diagnostics=diag,
@@ -407,6 +431,56 @@ def fit(
         from_cache=from_cache,
         rng_seed=seed_record(rng),
     )
+    if cache_path is not None:
+        cache_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache_path.with_name(f".{cache_path.name}.{os.getpid()}.tmp")
+        with tmp.open("wb") as fh:
+            pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, cache_path)
+    return result
+
+
+def _result_key(
+    model: HierarchicalModel,
+    draws: int,
+    tune: int,
+    chains: int,
+    cores: int,
+    sampler: str,
+    seed: int,
+    target_accept: float,
+    max_rhat: float,
+    min_ess: float,
+) -> str:
+    """sha256 of everything a fit's draws depend on (data, structure, priors, settings, seed,
+    versions of the libraries that sample)."""
+    import hashlib
+    import importlib.metadata as md
+
+    from attunestats.hierarchical.model import PRIORS
+
+    h = hashlib.sha256()
+
+    def add(x: Any) -> None:
+        h.update(repr(x).encode("utf-8"))
+        h.update(b"\x00")
+
+    add(model.structure_key())
+    add(model.coords())
+    add((model.outcome, model.diagnosis_groups, model.tasks))
+    for name, arr in sorted(model.data_arrays().items()):
+        a = np.ascontiguousarray(arr)
+        add((name, a.dtype.str, a.shape))
+        h.update(a.tobytes())
+    add(sorted(PRIORS.items()))
+    add((draws, tune, chains, cores, sampler, seed, float(target_accept), float(max_rhat),
+         float(min_ess)))  # fmt: skip
+    for dist in ("attunestats", "pymc", "pytensor", "nutpie", "numpy", "arviz"):
+        try:
+            add((dist, md.version(dist)))
+        except md.PackageNotFoundError:
+            add((dist, None))
+    return h.hexdigest()[:32]
 
 
 def _sample_pymc(

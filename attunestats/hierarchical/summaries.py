@@ -409,7 +409,6 @@ def diagnosis_contrasts(
     mu = _response_mean(fit, eta)  # (S, M, G)
     diff = mu[:, :, 1:] - mu[:, :, :1]
     # average predictor: intercept (+ drift average) with diagnosis_effect only
-    S = avg.shape[0]
     base = draws(fit, "intercept")
     if m.turn_slope:
         base = base + _x_mid(m) * draws(fit, "turn_slope").mean(axis=1)
@@ -438,7 +437,6 @@ def diagnosis_contrasts(
                     "difference_ci_high": float(dhi[j]),
                 }
             )
-    del S
     df = pd.DataFrame(rows)
     df["ci_prob"] = float(ci_prob)
     return _finish(df, fit, warning)

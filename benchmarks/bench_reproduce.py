@@ -1,0 +1,60 @@
+"""Benchmark: `attunestats reproduce` on the bundled simulated release, full mode against fast mode.
+
+Issue 8's target: the full build (10,000 bootstrap resamples, 4 chains x (1,000 + 1,000) MCMC
+draws) finishes in under 15 minutes on this machine (2 cores). Both builds run in this process,
+one after the other, into temporary directories (``paper_figures/`` is not touched); the fast
+build is the baseline of the ratio. Prints each notebook's wall time in both modes, the totals,
+the ratio and whether the target is met; writes nothing else. Numbers in the tables built here are
+from simulated data.
+
+    .venv/bin/python benchmarks/bench_reproduce.py [--skip-fast] [--only 05 06]
+
+Run after the PyTensor compile cache is warm (any earlier fit of the same models) for the steady
+state; a cold cache adds roughly 20 s per model structure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+import warnings
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--skip-fast", action="store_true", help="only the full build")
+    ap.add_argument("--only", nargs="*", default=None, help="notebook prefixes (default: all)")
+    ap.add_argument("--seed", type=int, default=20260521)
+    args = ap.parse_args()
+    warnings.filterwarnings("ignore")
+
+    from attunestats.constants import SIMULATED_LABEL
+    from attunestats.pipeline import build
+    from attunestats.release.bundled import bundled_release_path
+
+    print(f"[{SIMULATED_LABEL}]")
+    bundled_release_path()  # generate the bundled release once, outside the timings
+    timings = {}
+    for mode in ("fast", "full"):
+        if mode == "fast" and args.skip_fast:
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            t = time.perf_counter()
+            res = build(
+                out=f"{tmp}/paper_figures", fast=(mode == "fast"), seed=args.seed,
+                only=args.only, progress=False,
+            )  # fmt: skip
+            total = time.perf_counter() - t
+        timings[mode] = (total, res.timings)
+        print(f"{mode:5s} build: {total:7.1f} s")
+        for name, sec in res.timings.items():
+            print(f"    {name:28s} {sec:7.1f} s")
+    full_total = timings["full"][0]
+    if "fast" in timings:
+        print(f"ratio full / fast: {full_total / timings['fast'][0]:.1f}x")
+    print(f"full-mode target (< 900 s): {'met' if full_total < 900 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
