@@ -277,20 +277,48 @@ def concat_statistics(parts: Sequence[SumStatistic]) -> SumStatistic:
 def _column_quantiles(values: np.ndarray, *qs: np.ndarray) -> list[np.ndarray]:
     """Quantiles q[k] of column k (linear interpolation, NaN ignored), vectorised over columns.
 
-    The columns are sorted once for all the requested quantile vectors.
+    Only the order statistics the quantiles need are computed: one ``np.partition`` at the
+    lowest and highest rank each quantile vector needs over all columns, then a sort of the
+    rows between them (BCa moves each column's quantile a little, so these bands are narrow:
+    a few hundred of 10,000 resamples). Exact: the same order statistics as a full sort.
+    Columns containing NaN are sorted in full (NaN sort last).
     """
-    sorted_ = np.sort(values, axis=0)  # NaN sort last
-    n_valid = values.shape[0] - np.count_nonzero(np.isnan(values), axis=0)
-    cols = np.arange(values.shape[1])
-    out = []
-    for q in qs:
-        q = np.broadcast_to(np.asarray(q, dtype=float), (values.shape[1],))
-        pos = q * np.maximum(n_valid - 1, 0)
+    values = np.asarray(values, dtype=float)
+    n, n_cols = values.shape
+    nan_count = np.count_nonzero(np.isnan(values), axis=0)
+    n_valid = n - nan_count
+    qv = [np.broadcast_to(np.asarray(q, dtype=float), (n_cols,)) for q in qs]
+    out = [np.full(n_cols, np.nan) for _ in qv]
+    if n == 0:
+        return out
+    ranks = []
+    for q in qv:
+        pos = np.where(np.isfinite(q), q, 0.0) * np.maximum(n_valid - 1, 0)
         lo = np.floor(pos).astype(np.int64)
         hi = np.minimum(lo + 1, np.maximum(n_valid - 1, 0))
-        frac = pos - lo
-        value = sorted_[lo, cols] + frac * (sorted_[hi, cols] - sorted_[lo, cols])
-        out.append(np.where(n_valid > 0, value, np.nan))
+        ranks.append((lo, hi, pos - lo))
+    clean = nan_count == 0
+    groups = [(np.flatnonzero(clean), True), (np.flatnonzero(~clean), False)]
+    for cols, banded in groups:
+        if cols.size == 0:
+            continue
+        block = np.ascontiguousarray(values[:, cols].T)  # (columns, n): rows sorted in place
+        if banded:
+            bands = sorted({(int(lo[cols].min()), int(hi[cols].max())) for lo, hi, _ in ranks})
+            kth = sorted({k for band in bands for k in band})
+            block.partition(kth, axis=1)
+            for a, b in bands:
+                if b - a > 1:
+                    block[:, a + 1 : b].sort(axis=1)
+        else:
+            block.sort(axis=1)
+        rows = np.arange(cols.size)
+        for j, (lo, hi, frac) in enumerate(ranks):
+            v_lo = block[rows, lo[cols]]
+            v_hi = block[rows, hi[cols]]
+            value = v_lo + frac[cols] * (v_hi - v_lo)
+            ok = (n_valid[cols] > 0) & np.isfinite(qv[j][cols])
+            out[j][cols] = np.where(ok, value, np.nan)
     return out
 
 

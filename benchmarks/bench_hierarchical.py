@@ -2,7 +2,7 @@
 
 One run, same data, same PyMC model: nutpie (through ``attunestats.hierarchical.fit``) and
 PyMC's default NUTS sampler (``pm.sample`` with PyMC's defaults: PyTensor's default backend,
-jitter+adapt_diag initialisation), both 4 chains x (1,000 tuning + 1,000 draws) on 2 cores.
+jitter+adapt_diag initialisation; the target acceptance of ``fit``, 0.9, for both), both 4 chains x (1,000 tuning + 1,000 draws) on 2 cores.
 Prints compile and sampling wall times separately, the ratios, and the minimum bulk / tail ESS,
 maximum R-hat and divergences of each fit. Target: the nutpie fit under 2 minutes.
 
@@ -24,16 +24,20 @@ import time
 import warnings
 
 
-def _pymc_default(model, draws: int, tune: int, chains: int, cores: int, seed: int):
-    """PyMC's own NUTS with its defaults; compile (step construction) timed apart."""
+def _pymc_default(
+    model, draws: int, tune: int, chains: int, cores: int, seed: int, target_accept: float
+):
+    """PyMC's own NUTS with its defaults but nutpie's target acceptance (the same posterior
+    accuracy asked of both); compile (step construction) timed apart."""
     import pymc as pm
 
     t0 = time.perf_counter()
     with model:
         # the step pm.sample would build: NUTS on all free variables, default compile mode
         initial_points, step = pm.init_nuts(
-            init="jitter+adapt_diag", chains=chains, random_seed=seed, progressbar=False
-        )
+            init="jitter+adapt_diag", chains=chains, random_seed=seed, progressbar=False,
+            target_accept=target_accept,
+        )  # fmt: skip
     compile_s = time.perf_counter() - t0
     del initial_points  # pm.sample re-draws the jittered start points from random_seed
     t1 = time.perf_counter()
@@ -45,6 +49,7 @@ def _pymc_default(model, draws: int, tune: int, chains: int, cores: int, seed: i
             cores=cores,
             random_seed=seed,
             nuts_sampler="pymc",
+            target_accept=target_accept,
             progressbar=False,
             compute_convergence_checks=False,
         )
@@ -91,6 +96,14 @@ def main() -> None:
     print(f"settings: {args.chains} chains x ({args.tune} tune + {args.draws} draws), "
           f"{args.cores} cores")  # fmt: skip
 
+    import inspect
+
+    res_target_accept = (
+        inspect.signature(H.fit).parameters["target_accept"].default
+        if args.target_accept is None
+        else args.target_accept
+    )
+    print(f"target_accept {res_target_accept} for both samplers")
     H.clear_compile_cache()
     res = H.fit(
         model, draws=args.draws, tune=args.tune, chains=args.chains, cores=args.cores,
@@ -111,7 +124,7 @@ def main() -> None:
 
     pm_model = model.build()
     dt, c_s, s_s = _pymc_default(
-        pm_model, args.draws, args.tune, args.chains, args.cores, args.seed
+        pm_model, args.draws, args.tune, args.chains, args.cores, args.seed, res_target_accept
     )
     d2, div2 = H.diagnose(dt)
     pm_total = c_s + s_s

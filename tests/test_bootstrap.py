@@ -225,3 +225,31 @@ def test_bad_plans():
         ResamplingPlan(strata="topic").weights(
             pd.DataFrame({"conversation_id": ["1", "2"]}), 3, np.random.default_rng(0)
         )
+
+
+@pytest.mark.parametrize("trial", range(6))
+def test_column_quantiles_equal_numpy_per_column(trial):
+    """The banded partial sort gives numpy's linear-interpolation quantile of each column, with
+    per-column levels (as BCa makes them), NaN in some columns, ties, a non-finite level, and
+    levels spread over the whole range (wide bands) or clustered (narrow bands)."""
+    from attunestats.bootstrap import _column_quantiles
+
+    rng = np.random.default_rng(trial)
+    n, n_cols = (2000, 40) if trial < 3 else (int(rng.integers(1, 30)), 9)
+    v = rng.normal(size=(n, n_cols))
+    if trial % 2:
+        v[rng.random(v.shape) < 0.2] = np.nan
+    if trial in (2, 5):
+        v = np.round(v, 1)
+    spread = 0.02 if trial == 0 else 0.5
+    q1 = np.clip(0.025 + rng.uniform(-spread, spread, n_cols), 0, 1)
+    q2 = np.clip(0.975 + rng.uniform(-spread, spread, n_cols), 0, 1)
+    q1[-1] = np.nan
+    low, high = _column_quantiles(v, q1, q2)
+    for k in range(n_cols):
+        x = v[:, k][~np.isnan(v[:, k])]
+        for q, got in ((q1[k], low[k]), (q2[k], high[k])):
+            if x.size == 0 or not np.isfinite(q):
+                assert np.isnan(got)
+            else:
+                assert got == pytest.approx(np.quantile(x, q), rel=1e-12, abs=1e-12)
