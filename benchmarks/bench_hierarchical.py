@@ -96,12 +96,10 @@ def main() -> None:
     print(f"settings: {args.chains} chains x ({args.tune} tune + {args.draws} draws), "
           f"{args.cores} cores")  # fmt: skip
 
-    import inspect
+    from attunestats.hierarchical.fit import DEFAULT_TARGET_ACCEPT
 
     res_target_accept = (
-        inspect.signature(H.fit).parameters["target_accept"].default
-        if args.target_accept is None
-        else args.target_accept
+        DEFAULT_TARGET_ACCEPT[model.family] if args.target_accept is None else args.target_accept
     )
     print(f"target_accept {res_target_accept} for both samplers")
     H.clear_compile_cache()
