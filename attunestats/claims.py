@@ -499,11 +499,12 @@ def claim_d(
     the diagnostics gate gives "inconclusive" unless ``accept_failed_diagnostics=True``.
 
     ``parameterization`` is passed to the model constructor (``"auto"``: see
-    :mod:`attunestats.hierarchical.model`; when topics barely differ, ``sigma_topic`` near 0, the
-    centred topic level mixes badly and ``{"topic": "noncentred"}`` passes the gate). ``fit`` reuses a
-    :class:`~attunestats.hierarchical.FitResult` of such a model (then ``outcome``,
-    ``parameterization``, ``draws``, ``tune`` and ``chains`` are not used); ``n_resamples`` is accepted for
-    the audit's uniform call and not used (no resampling).
+    :mod:`attunestats.hierarchical.model`; when topics barely differ, ``sigma_topic`` near 0,
+    the centred topic level mixes badly and ``{"topic": "noncentred"}`` passes the gate).
+    ``fit`` reuses a :class:`~attunestats.hierarchical.FitResult` of such a model (then
+    ``outcome``, ``parameterization``, ``draws``, ``tune`` and ``chains`` are not used; only its
+    evaluated models count, human raters in it are left out of the share). ``n_resamples`` is
+    accepted for the audit's uniform call and not used (no resampling).
     """
     from attunestats import hierarchical as H
     from attunestats.hierarchical.summaries import draws as posterior_draws
@@ -540,6 +541,8 @@ def claim_d(
     rule = (f"supported if P(share of models >= {nearly_every:g}) >= {confidence_level:g}; "
             f"contradicted if P(share < 0.5) >= {confidence_level:g}; fits failing the diagnostics "
             "gate are inconclusive")  # fmt: skip
+    if not fit.passed and accept_failed_diagnostics:
+        method += f"; DIAGNOSTICS FAILED, reported on request ({len(fit.failures)} failures)"
     if not fit.passed and not accept_failed_diagnostics:
         return ClaimResult(
             claim="d", effect="not reportable: MCMC diagnostics failed", estimate=np.nan,
@@ -547,8 +550,15 @@ def claim_d(
             verdict="inconclusive", rule=rule + f" ({fit.failure_message()})", method=method,
             details=pd.DataFrame([fit.overview()]), **common,
         )  # fmt: skip
+    evaluated = set(_models(scores))
+    keep = [i for i, p in enumerate(m.predictors) if p in evaluated]
+    if not keep:
+        raise ValueError("the fitted model contains none of the evaluated models")
     v = posterior_draws(fit, "topic_effect")  # (S, T)
-    tp = posterior_draws(fit, "predictor_topic") if m.has_predictor_topic else np.zeros((1, 1, 1))
+    if m.has_predictor_topic:
+        tp = posterior_draws(fit, "predictor_topic")[:, keep, :]
+    else:
+        tp = np.zeros((v.shape[0], len(keep), v.shape[1]))
     total = v[:, None, :] + tp  # (S, M, T)
     t = list(m.topics).index(topic)
     hardest = np.argmin(total, axis=2)  # (S, M)
@@ -566,11 +576,11 @@ def claim_d(
         verdict = "inconclusive"
     n_t = total.shape[2]
     mode_topic = [m.topics[int(np.bincount(hardest[:, i], minlength=n_t).argmax())]
-                  for i in range(len(m.predictors))]  # fmt: skip
+                  for i in range(len(keep))]  # fmt: skip
     eff = total[:, :, t]
     details = pd.DataFrame(
         {
-            "predictor": list(m.predictors), "topic": topic,
+            "predictor": [m.predictors[i] for i in keep], "topic": topic,
             "p_hardest": is_topic.mean(axis=0), "topic_effect": eff.mean(axis=0),
             "ci_low": np.quantile(eff, alpha / 2, axis=0), "ci_high": np.quantile(eff, 1 - alpha / 2, axis=0),
             "most_probable_hardest_topic": mode_topic,

@@ -7,7 +7,7 @@ build is the baseline of the ratio. Prints each notebook's wall time in both mod
 the ratio and whether the target is met; writes nothing else. Numbers in the tables built here are
 from simulated data.
 
-    .venv/bin/python benchmarks/bench_reproduce.py [--skip-fast] [--only 05 06]
+    .venv/bin/python benchmarks/bench_reproduce.py [--skip-fast] [--only 05 06] [--keep DIR]
 
 Run after the PyTensor compile cache is warm (any earlier fit of the same models) for the steady
 state; a cold cache adds roughly 20 s per model structure.
@@ -26,6 +26,7 @@ def main() -> None:
     ap.add_argument("--skip-fast", action="store_true", help="only the full build")
     ap.add_argument("--only", nargs="*", default=None, help="notebook prefixes (default: all)")
     ap.add_argument("--seed", type=int, default=20260521)
+    ap.add_argument("--keep", default=None, help="keep the full build in this directory")
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
 
@@ -40,11 +41,10 @@ def main() -> None:
         if mode == "fast" and args.skip_fast:
             continue
         with tempfile.TemporaryDirectory() as tmp:
+            out = args.keep if (mode == "full" and args.keep) else f"{tmp}/paper_figures"
             t = time.perf_counter()
-            res = build(
-                out=f"{tmp}/paper_figures", fast=(mode == "fast"), seed=args.seed,
-                only=args.only, progress=False,
-            )  # fmt: skip
+            res = build(out=out, fast=(mode == "fast"), seed=args.seed, only=args.only,
+                        progress=False)  # fmt: skip
             total = time.perf_counter() - t
         timings[mode] = (total, res.timings)
         print(f"{mode:5s} build: {total:7.1f} s")
@@ -54,6 +54,19 @@ def main() -> None:
     if "fast" in timings:
         print(f"ratio full / fast: {full_total / timings['fast'][0]:.1f}x")
     print(f"full-mode target (< 900 s): {'met' if full_total < 900 else 'NOT met'}")
+    if args.keep:
+        import pandas as pd
+
+        for name in ("05_fit_diagnostics", "06_drift_fit_diagnostics"):
+            path = f"{args.keep}/tables/{name}.csv"
+            try:
+                d = pd.read_csv(path, comment="#")
+            except FileNotFoundError:
+                continue
+            print(f"{name}: " + "; ".join(
+                f"{r.outcome}: {'passed' if r.passed else 'FAILED'} ({r.sample_seconds:.0f} s)"
+                for r in d.itertuples()
+            ))  # fmt: skip
 
 
 if __name__ == "__main__":

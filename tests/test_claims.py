@@ -167,3 +167,26 @@ def test_claim_d_refuses_a_failed_fit_and_says_why(paper_scores):
         claim_d(paper_scores, nearly_every=0.0)
     with pytest.raises(ValueError, match="not in the release"):
         claim_d(paper_scores, topic="no such topic")
+
+
+def test_claim_d_with_a_supplied_fit_counts_only_evaluated_models():
+    from attunestats import hierarchical as H
+    from attunestats.claims import claim_d
+
+    cfg = replace(BASE, n_conversations=40, n_models=3, n_human_raters=1, n_topics=5)
+    sc = _scores(cfg, seed=111)
+    kinds = sc.predictors.set_index("predictor")["kind"]
+    m = H.behaviour_model_from_scores(sc, task="om")
+    assert "human" in set(kinds[list(m.predictors)])
+    short = H.fit(m, draws=20, tune=20, chains=2, rng=1)
+    assert not short.passed
+    res = claim_d(sc, fit=short, accept_failed_diagnostics=True)
+    assert set(res.details["predictor"]) == set(kinds[kinds == "model"].index)
+    assert "DIAGNOSTICS FAILED" in res.method
+    # by hand from the posterior (xarray, by label): share over the three models only
+    post = short.idata["posterior"]
+    models = sorted(kinds[kinds == "model"].index)
+    total = post["topic_effect"] + post["predictor_topic"].sel(predictor=models)
+    hardest = total.argmin("topic")  # (chain, draw, predictor) positions in topic order
+    rr = list(post["topic_effect"]["topic"].values).index("romantic relationships")
+    assert res.estimate == pytest.approx(float((hardest == rr).mean()))
