@@ -213,10 +213,12 @@ overview[["outcome", "passed", "divergences", "max_r_hat", "min_ess_bulk", "min_
             '''variance = pd.concat([H.variance_decomposition(f, accept_failed_diagnostics=accept) for f in ok.values()])
 tables.write_table(variance, "05_variance_decomposition", out_dir, simulated=SIM,
                    caption="Share of latent variance from participant, topic and conversation (94% intervals)")
+short = {f.model.outcome: name for name, f in ok.items()}
+effects = variance[~variance["component"].str.startswith("residual")]
 fig = figures.forest_plot(
-    variance.assign(label=variance["outcome"] + ": " + variance["component"]),
-    estimate="share_latent", low="share_latent_ci_low", high="share_latent_ci_high", label="label",
-    xlabel="share of latent variance", sort=False, simulated=SIM,
+    effects.assign(label=effects["outcome"].map(short) + ": " + effects["component"]),
+    estimate="share", low="share_ci_low", high="share_ci_high", label="label", sort=False,
+    xlabel="share of random-effect variance (logit scale)", simulated=SIM,
 )
 figures.save_figure(fig, "05_variance_decomposition", out_dir)
 variance[["outcome", "component", "sd", "share_latent", "share_latent_ci_low", "share_latent_ci_high"]]''',
@@ -236,7 +238,7 @@ tables.write_table(contrasts, "05_diagnosis_contrasts", out_dir, simulated=SIM,
                    caption="Diagnosis-group contrasts per predictor against the reference group (94% intervals)")
 avg = contrasts[contrasts["predictor"] == "(average)"]
 fig = figures.forest_plot(
-    avg.assign(label=avg["outcome"] + ": " + avg["group"] + " - " + avg["reference"]),
+    avg.assign(label=avg["outcome"].map(short) + ": " + avg["group"] + " - " + avg["reference"]),
     estimate="difference", low="difference_ci_low", high="difference_ci_high", label="label",
     reference=0.0, sort=False, xlabel="difference from reference group (accuracy or score)", simulated=SIM,
 )
@@ -297,11 +299,12 @@ drift = pd.concat([H.turn_drift(f, accept_failed_diagnostics=accept)
                    for f in drift_fits.values() if f.passed or accept])
 tables.write_table(drift, "06_drift_slopes", out_dir, simulated=SIM,
                    caption="Turn-drift slopes per predictor (logit, first to last turn) and the change they imply")
+names = {drift_fits["behaviour"].model.outcome: "OM accuracy", drift_fits["emotion"].model.outcome: "emotion F1"}
 fig = figures.forest_plot(
-    drift.assign(label=drift["outcome"].str.replace("binary behaviour accuracy", "OM accuracy")
-                 + ": " + drift["predictor"]),
-    estimate="change", low="change_ci_low", high="change_ci_high", label="label", reference=0.0,
-    sort=False, xlabel="change from first to last turn (accuracy or F1)", simulated=SIM,
+    drift.assign(label=drift["outcome"].map(names) + ": " + drift["predictor"],
+                 outcome_name=drift["outcome"].map(names)),
+    estimate="change", low="change_ci_low", high="change_ci_high", label="label", group="outcome_name",
+    reference=0.0, sort=False, xlabel="change from first to last turn (accuracy or F1)", simulated=SIM,
 )
 figures.save_figure(fig, "06_drift_slopes", out_dir)
 drift[drift["predictor"] == "(average)"]''',
