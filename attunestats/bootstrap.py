@@ -260,12 +260,14 @@ def concat_statistics(parts: Sequence[SumStatistic]) -> SumStatistic:
     if not parts:
         raise ValueError("concat_statistics needs at least one statistic")
     widths = np.cumsum([0] + [p.X.shape[1] for p in parts])
+    offsets = np.cumsum([0] + [len(p.labels) for p in parts])
     X = np.hstack([p.X for p in parts])
 
     def finalize(sums: np.ndarray) -> np.ndarray:
-        return np.hstack(
-            [p.finalize(sums[:, widths[i] : widths[i + 1]]) for i, p in enumerate(parts)]
-        )
+        out = np.empty((sums.shape[0], int(offsets[-1])))  # filled part by part, no hstack copy
+        for i, p in enumerate(parts):
+            out[:, offsets[i] : offsets[i + 1]] = p.finalize(sums[:, widths[i] : widths[i + 1]])
+        return out
 
     labels = pd.concat([p.labels for p in parts], ignore_index=True)
     return SumStatistic(X, finalize, labels)
