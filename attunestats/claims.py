@@ -492,7 +492,7 @@ def claim_d(
     ``posterior_probability`` is P(share >= ``nearly_every``).
 
     Verdict: supported if P(share >= nearly_every) >= ``confidence_level``; contradicted if
-    P(share < 0.5) >= ``confidence_level`` (the topic is the hardest for at most half the models);
+    P(share < 0.5) >= ``confidence_level`` (the topic is the hardest for fewer than half the models);
     else inconclusive. "Nearly every" = at least 80% of the models by default (our reading; the
     paper gives no number). With about 4 conversations per topic, a topic has to be much harder
     than the rest to be shown hardest: inconclusive is a frequent, honest verdict. A fit that fails
@@ -515,25 +515,24 @@ def claim_d(
     if fit is None:
         models = _models(scores)
         if outcome == "behaviour":
-            model = H.behaviour_model_from_scores(
+            m = H.behaviour_model_from_scores(
                 scores, task="om", predictors=models, parameterization=parameterization
             )
         elif outcome == "emotion":
-            model = H.emotion_model_from_scores(
+            m = H.emotion_model_from_scores(
                 scores, metric="emotion_f1", predictors=models, parameterization=parameterization
             )
         else:
             raise ValueError(f"outcome must be 'behaviour' or 'emotion'; got {outcome!r}")
-        if topic not in model.topics:
-            raise ValueError(
-                f"topic {topic!r} is not in the release; topics: {list(model.topics)[:8]} ..."
-            )
-        fit = H.fit(model, draws=draws, tune=tune, chains=chains, rng=rng, progress_bar=False)
-    m = fit.model
+    else:
+        m = fit.model
+    # checked before any sampling
     if topic not in m.topics:
-        raise ValueError(f"topic {topic!r} is not in the fitted model's topics")
+        raise ValueError(f"topic {topic!r} is not in the release; topics: {list(m.topics)[:8]} ...")
     if not m.has_topic_effect:
-        raise ValueError("the fitted model has no topic effects (a single topic)")
+        raise ValueError("the model has no topic effects (a single topic)")
+    if fit is None:
+        fit = H.fit(m, draws=draws, tune=tune, chains=chains, rng=rng, progress_bar=False)
     common = dict(statement=CLAIMS["d"], confidence_level=confidence_level,
                   simulated=_simulated(scores), seed=seed_record(rng))  # fmt: skip
     method = (f"hierarchical {m.outcome} model ({fit.sampler}, {fit.chains} x {fit.draws} draws): "
@@ -567,10 +566,10 @@ def claim_d(
     alpha = 1 - confidence_level
     lo, hi = np.quantile(share, [alpha / 2, 1 - alpha / 2])
     p_nearly = float((share >= nearly_every - 1e-12).mean())
-    p_half_or_less = float((share < 0.5).mean())
+    p_below_half = float((share < 0.5).mean())
     if p_nearly >= confidence_level:
         verdict: Verdict = "supported"
-    elif p_half_or_less >= confidence_level:
+    elif p_below_half >= confidence_level:
         verdict = "contradicted"
     else:
         verdict = "inconclusive"
@@ -584,7 +583,7 @@ def claim_d(
             "p_hardest": is_topic.mean(axis=0), "topic_effect": eff.mean(axis=0),
             "ci_low": np.quantile(eff, alpha / 2, axis=0), "ci_high": np.quantile(eff, 1 - alpha / 2, axis=0),
             "most_probable_hardest_topic": mode_topic,
-            "p_share_at_least_nearly_every": p_nearly, "p_share_below_half": p_half_or_less,
+            "p_share_at_least_nearly_every": p_nearly, "p_share_below_half": p_below_half,
             "fit_passed": fit.passed,
         }
     )  # fmt: skip
