@@ -161,9 +161,13 @@ class FitResult:
             "sample_seconds": self.sample_seconds,
             "seed": self.seed,
             "simulated": self.simulated,
-            "failures": "; ".join(self.failures[:5])
-            + (f" (+{len(self.failures) - 5} more)" if len(self.failures) > 5 else ""),
+            "failures": self._first_failures(),
         }
+
+    def _first_failures(self, n: int = 5) -> str:
+        """The first ``n`` failures, joined, with a count of the rest."""
+        more = len(self.failures) - n
+        return "; ".join(self.failures[:n]) + (f" (+{more} more)" if more > 0 else "")
 
     def failure_message(self) -> str:
         shown = list(self.failures[:20])
@@ -190,11 +194,7 @@ class FitResult:
             return ""
         if not accept_failed_diagnostics:
             raise DiagnosticsError(self.failure_message())
-        return (
-            "diagnostics failed: "
-            + "; ".join(self.failures[:5])
-            + (f" (+{len(self.failures) - 5} more)" if len(self.failures) > 5 else "")
-        )
+        return "diagnostics failed: " + self._first_failures()
 
 
 # --------------------------------------------------------------------------------------------
