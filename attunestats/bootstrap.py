@@ -52,7 +52,11 @@ UNITS = ("conversation", "participant")
 Method = Literal["percentile", "basic", "bca"]
 Unit = Literal["conversation", "participant"]
 
-_DEFAULT_BATCH_BYTES = 64 * 2**20  # memory per block of resamples
+# memory per block of resamples (sums and finalize temporaries): blocks of a few MB are reused
+# by the allocator and stay in cache, where one block for all 10,000 resamples of ~1,000
+# statistics allocates ~90 MB temporaries that cost a page fault per 4 KiB page (measured on the
+# bundled release's full BCa pass: 16 MiB blocks ~20% faster than one block)
+_DEFAULT_BATCH_BYTES = 16 * 2**20
 
 
 # --------------------------------------------------------------------------------------------
@@ -201,18 +205,29 @@ class SumStatistic:
     labels: pd.DataFrame
 
     def evaluate(self, weights: np.ndarray, *, batch_size: int | None = None) -> np.ndarray:
-        """Statistics for each row of ``weights`` (n, C) -> (n, L), in memory-bounded blocks."""
+        """Statistics for each row of ``weights`` (n, C) -> (n, L), in memory-bounded blocks.
+
+        The result is stored column-major (each statistic's n resampled values contiguous), the
+        layout its consumers read: quantiles, standard errors and BCa counts run down columns.
+        The sums are formed as ``X.T @ W.T`` for the same reason (on this machine's OpenBLAS about
+        3x faster than ``W @ X`` for a (10,000 x 200) by (200 x 1,000) product); ``finalize``
+        sees them as an (n, Q) column-major view, so it is written once for either layout.
+        """
         weights = np.atleast_2d(weights)
         n = weights.shape[0]
         if batch_size is None:
             per_row = 8 * max(self.X.shape[1], len(self.labels)) * 3
             batch_size = max(1, _DEFAULT_BATCH_BYTES // max(per_row, 1))
-        out = np.empty((n, len(self.labels)))
+        x_t = self.X.T
         with np.errstate(invalid="ignore", divide="ignore"):
+            if batch_size >= n:  # one block: finalize's (column-major) output is the result
+                return np.asfortranarray(self.finalize((x_t @ weights.T).T))
+            out_t = np.empty((len(self.labels), n))  # (L, n): returned as its (n, L) transpose
             for start in range(0, n, batch_size):
                 stop = min(n, start + batch_size)
-                out[start:stop] = self.finalize(weights[start:stop] @ self.X)
-        return out
+                sums = (x_t @ weights[start:stop].T).T  # (b, Q), column-major
+                out_t[:, start:stop] = self.finalize(sums).T
+        return out_t.T
 
 
 def mean_statistic(
@@ -231,10 +246,19 @@ def mean_statistic(
     unique_masks, mask_index = np.unique(mask.T, axis=0, return_inverse=True)
     mask_index = np.asarray(mask_index).reshape(-1)
     X = np.hstack([filled, unique_masks.T.astype(float)])
-    denominators = n_labels + mask_index
+    # runs of consecutive labels sharing a mask: each run is one broadcast division of
+    # contiguous columns (a gather of denominator columns per label is several times slower)
+    starts = np.flatnonzero(np.diff(mask_index, prepend=-1))
+    runs = [
+        (int(a), int(b), n_labels + int(mask_index[a]))
+        for a, b in zip(starts, [*starts[1:], n_labels], strict=True)
+    ]
 
     def finalize(sums: np.ndarray) -> np.ndarray:
-        return sums[:, :n_labels] / sums[:, denominators]
+        out = np.empty((sums.shape[0], n_labels), order="F")
+        for a, b, d in runs:
+            np.divide(sums[:, a:b], sums[:, d : d + 1], out=out[:, a:b])
+        return out
 
     return SumStatistic(X, finalize, labels.reset_index(drop=True))
 
@@ -264,7 +288,8 @@ def concat_statistics(parts: Sequence[SumStatistic]) -> SumStatistic:
     X = np.hstack([p.X for p in parts])
 
     def finalize(sums: np.ndarray) -> np.ndarray:
-        out = np.empty((sums.shape[0], int(offsets[-1])))  # filled part by part, no hstack copy
+        # filled part by part (no hstack copy), column-major like the sums evaluate() passes
+        out = np.empty((sums.shape[0], int(offsets[-1])), order="F")
         for i, p in enumerate(parts):
             out[:, offsets[i] : offsets[i + 1]] = p.finalize(sums[:, widths[i] : widths[i + 1]])
         return out
@@ -276,52 +301,72 @@ def concat_statistics(parts: Sequence[SumStatistic]) -> SumStatistic:
 # --------------------------------------------------------------------------------------------
 # Intervals
 # --------------------------------------------------------------------------------------------
-def _column_quantiles(values: np.ndarray, *qs: np.ndarray) -> list[np.ndarray]:
-    """Quantiles q[k] of column k (linear interpolation, NaN ignored), vectorised over columns.
+# statistics summarised per chunk: a chunk's sorted copy (64 x 10,000 doubles, 5 MB) stays in
+# cache and its memory is reused, where whole-distribution temporaries (~90 MB each for 1,000
+# statistics) cost a page fault per 4 KiB page every time they are allocated
+_CHUNK_COLUMNS = 64
 
-    Only the order statistics the quantiles need are computed: one ``np.partition`` at the
-    lowest and highest rank each quantile vector needs over all columns, then a sort of the
-    rows between them (BCa moves each column's quantile a little, so these bands are narrow:
-    a few hundred of 10,000 resamples). Exact: the same order statistics as a full sort.
-    Columns containing NaN are sorted in full (NaN sort last).
+
+def _sorted_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Columns of ``values`` (n, k) as the sorted rows of a (k, n) copy, and their non-NaN counts.
+
+    ``values`` itself is not reordered (its rows are resamples paired with the weights). The
+    copy is row-major, so each sort runs on contiguous memory: numpy's vectorised sort of
+    10,000 doubles is faster here than ``np.partition`` at the few ranks BCa needs.
     """
+    block = np.array(np.asarray(values, dtype=float).T, order="C", copy=True)
+    block.sort(axis=1)  # NaN sort last
+    n = block.shape[1]
+    n_valid = np.full(block.shape[0], n, dtype=np.int64)
+    if n:
+        has_nan = np.isnan(block[:, -1])
+        if has_nan.any():
+            n_valid[has_nan] = n - np.count_nonzero(np.isnan(block[has_nan]), axis=1)
+    return block, n_valid
+
+
+def _sorted_quantile(block: np.ndarray, n_valid: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Quantile ``q[k]`` of sorted row k (its first ``n_valid[k]`` values; linear interpolation,
+    numpy's default); NaN where the row has no value or the level is not finite."""
+    rows = np.arange(block.shape[0])
+    top = np.maximum(n_valid - 1, 0)
+    pos = np.where(np.isfinite(q), q, 0.0) * top
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, top)
+    v_lo = block[rows, lo]
+    v_hi = block[rows, hi]
+    value = v_lo + (pos - lo) * (v_hi - v_lo)
+    return np.where((n_valid > 0) & np.isfinite(q), value, np.nan)
+
+
+def _column_quantiles(values: np.ndarray, *qs: np.ndarray) -> list[np.ndarray]:
+    """Quantiles q[k] of column k (linear interpolation, NaN ignored), vectorised over columns."""
     values = np.asarray(values, dtype=float)
     n, n_cols = values.shape
-    nan_count = np.count_nonzero(np.isnan(values), axis=0)
-    n_valid = n - nan_count
     qv = [np.broadcast_to(np.asarray(q, dtype=float), (n_cols,)) for q in qs]
-    out = [np.full(n_cols, np.nan) for _ in qv]
     if n == 0:
-        return out
-    ranks = []
-    for q in qv:
-        pos = np.where(np.isfinite(q), q, 0.0) * np.maximum(n_valid - 1, 0)
-        lo = np.floor(pos).astype(np.int64)
-        hi = np.minimum(lo + 1, np.maximum(n_valid - 1, 0))
-        ranks.append((lo, hi, pos - lo))
-    clean = nan_count == 0
-    groups = [(np.flatnonzero(clean), True), (np.flatnonzero(~clean), False)]
-    for cols, banded in groups:
-        if cols.size == 0:
-            continue
-        block = np.ascontiguousarray(values[:, cols].T)  # (columns, n): rows sorted in place
-        if banded:
-            bands = sorted({(int(lo[cols].min()), int(hi[cols].max())) for lo, hi, _ in ranks})
-            kth = sorted({k for band in bands for k in band})
-            block.partition(kth, axis=1)
-            for a, b in bands:
-                if b - a > 1:
-                    block[:, a + 1 : b].sort(axis=1)
-        else:
-            block.sort(axis=1)
-        rows = np.arange(cols.size)
-        for j, (lo, hi, frac) in enumerate(ranks):
-            v_lo = block[rows, lo[cols]]
-            v_hi = block[rows, hi[cols]]
-            value = v_lo + frac[cols] * (v_hi - v_lo)
-            ok = (n_valid[cols] > 0) & np.isfinite(qv[j][cols])
-            out[j][cols] = np.where(ok, value, np.nan)
-    return out
+        return [np.full(n_cols, np.nan) for _ in qv]
+    block, n_valid = _sorted_rows(values)
+    return [_sorted_quantile(block, n_valid, q) for q in qv]
+
+
+def _bca_acceleration(jackknife: np.ndarray) -> np.ndarray:
+    """a = sum(U^3) / (6 sum(U^2)^1.5) per column, U the jackknife influence values
+    (n-1)(mean - theta_i); NaN where the jackknife has no spread."""
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+        n_jack = jackknife.shape[0]
+        influence = (n_jack - 1) * (np.nanmean(jackknife, axis=0) - jackknife)
+        num = np.nansum(influence**3, axis=0)
+        den = np.nansum(influence**2, axis=0)
+        accel = num / (6.0 * den**1.5)
+    return np.where(den > 0, accel, np.nan)
+
+
+def _bca_bias(below: np.ndarray, at_or_below: np.ndarray, n_valid: np.ndarray) -> np.ndarray:
+    """z0 from the mid-rank share of resampled values below the estimate (as scipy does)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ndtri((below + at_or_below) / (2.0 * n_valid))
 
 
 def bca_parameters(
@@ -336,16 +381,69 @@ def bca_parameters(
     n_valid = distribution.shape[0] - np.count_nonzero(np.isnan(distribution), axis=0)
     below = np.count_nonzero(distribution < estimate, axis=0)
     at_or_below = np.count_nonzero(distribution <= estimate, axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = (below + at_or_below) / (2.0 * n_valid)
-        z0 = ndtri(share)
-        n_jack = jackknife.shape[0]
-        influence = (n_jack - 1) * (np.nanmean(jackknife, axis=0) - jackknife)
-        num = np.nansum(influence**3, axis=0)
-        den = np.nansum(influence**2, axis=0)
-        accel = num / (6.0 * den**1.5)
-    accel = np.where(den > 0, accel, np.nan)
-    return z0, accel
+    return _bca_bias(below, at_or_below, n_valid), _bca_acceleration(jackknife)
+
+
+def _interval_summary(
+    distribution: np.ndarray,
+    estimate: np.ndarray,
+    *,
+    method: Method,
+    confidence_level: float,
+    jackknife: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(low, high, bca_degenerate, standard_error)`` per column, one chunk of columns at a time.
+
+    Each chunk is copied and sorted once; the bootstrap standard error (ddof=1, NaN resamples
+    ignored), the BCa bias counts and the quantiles are all read from that sorted copy.
+    """
+    distribution = np.asarray(distribution, dtype=float)
+    n_labels = distribution.shape[1]
+    estimate = np.broadcast_to(np.asarray(estimate, dtype=float), (n_labels,))
+    alpha = (1.0 - confidence_level) / 2.0
+    low = np.full(n_labels, np.nan)
+    high = np.full(n_labels, np.nan)
+    se = np.full(n_labels, np.nan)
+    degenerate = np.zeros(n_labels, dtype=bool)
+    if method == "bca":
+        if jackknife is None:
+            raise ValueError("method='bca' needs the jackknife distribution")
+        accel = _bca_acceleration(np.asarray(jackknife, dtype=float))
+        z_lo, z_hi = ndtri(alpha), ndtri(1.0 - alpha)
+    if distribution.shape[0] == 0:
+        return low, high, degenerate, se
+    for a in range(0, n_labels, _CHUNK_COLUMNS):
+        b = min(n_labels, a + _CHUNK_COLUMNS)
+        block, n_valid = _sorted_rows(distribution[:, a:b])
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # fewer than 2 valid resamples
+            if (n_valid < block.shape[1]).any():
+                se[a:b] = np.nanstd(block, axis=1, ddof=1)
+            else:
+                se[a:b] = np.std(block, axis=1, ddof=1)
+        q_low = np.full(b - a, alpha)
+        q_high = np.full(b - a, 1.0 - alpha)
+        if method == "bca":
+            est = estimate[a:b, None]
+            # comparisons with NaN are False: NaN resamples never count as below the estimate
+            z0 = _bca_bias(
+                np.count_nonzero(block < est, axis=1),
+                np.count_nonzero(block <= est, axis=1),
+                n_valid,
+            )
+            acc = accel[a:b]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                adj_lo = ndtr(z0 + (z0 + z_lo) / (1.0 - acc * (z0 + z_lo)))
+                adj_hi = ndtr(z0 + (z0 + z_hi) / (1.0 - acc * (z0 + z_hi)))
+            bad = ~(np.isfinite(z0) & np.isfinite(acc) & np.isfinite(adj_lo) & np.isfinite(adj_hi))
+            degenerate[a:b] = bad
+            q_low = np.where(bad, q_low, adj_lo)
+            q_high = np.where(bad, q_high, adj_hi)
+        low[a:b] = _sorted_quantile(block, n_valid, q_low)
+        high[a:b] = _sorted_quantile(block, n_valid, q_high)
+    if method == "basic":
+        low, high = 2.0 * estimate - high, 2.0 * estimate - low
+    return low, high, degenerate & ~np.isnan(estimate), se
 
 
 def confidence_interval(
@@ -361,28 +459,14 @@ def confidence_interval(
     Returns ``(low, high, bca_degenerate)``; ``bca_degenerate`` marks columns where BCa fell back
     to the percentile interval (always False for other methods).
     """
-    alpha = (1.0 - confidence_level) / 2.0
-    n_labels = distribution.shape[1]
-    degenerate = np.zeros(n_labels, dtype=bool)
-    q_low = np.full(n_labels, alpha)
-    q_high = np.full(n_labels, 1.0 - alpha)
-    if method == "bca":
-        if jackknife is None:
-            raise ValueError("method='bca' needs the jackknife distribution")
-        z0, accel = bca_parameters(distribution, estimate, jackknife)
-        z_lo, z_hi = ndtri(alpha), ndtri(1.0 - alpha)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            adj_lo = ndtr(z0 + (z0 + z_lo) / (1.0 - accel * (z0 + z_lo)))
-            adj_hi = ndtr(z0 + (z0 + z_hi) / (1.0 - accel * (z0 + z_hi)))
-        degenerate = ~(
-            np.isfinite(z0) & np.isfinite(accel) & np.isfinite(adj_lo) & np.isfinite(adj_hi)
-        )
-        q_low = np.where(degenerate, q_low, adj_lo)
-        q_high = np.where(degenerate, q_high, adj_hi)
-    low, high = _column_quantiles(distribution, q_low, q_high)
-    if method == "basic":
-        low, high = 2.0 * estimate - high, 2.0 * estimate - low
-    return low, high, degenerate & ~np.isnan(estimate)
+    low, high, degenerate, _ = _interval_summary(
+        distribution,
+        estimate,
+        method=method,
+        confidence_level=confidence_level,
+        jackknife=jackknife,
+    )
+    return low, high, degenerate
 
 
 def _warn_degenerate(n_degenerate: int, n_total: int) -> None:
@@ -523,7 +607,7 @@ def run_bootstrap(
         if method == "bca"
         else None
     )
-    low, high, degenerate = confidence_interval(
+    low, high, degenerate, se = _interval_summary(
         distribution,
         estimate,
         method=method,
@@ -533,13 +617,6 @@ def run_bootstrap(
     if method == "bca":
         _warn_degenerate(int(degenerate.sum()), len(estimate))
     used = np.where(degenerate, "percentile", method).astype(object)
-    with np.errstate(invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        se = (
-            np.nanstd(distribution, axis=0, ddof=1)
-            if np.isnan(distribution).any()
-            else np.std(distribution, axis=0, ddof=1)
-        )
     return BootstrapResult(
         labels=statistic.labels.reset_index(drop=True),
         estimate=estimate,
@@ -617,9 +694,15 @@ def cluster_bootstrap_mean(
 # --------------------------------------------------------------------------------------------
 # Scores -> statistics
 # --------------------------------------------------------------------------------------------
-def _objects(column: pd.Series) -> np.ndarray:
-    """A text column as a numpy object array (fast hashing; Arrow-backed columns iterate slowly)."""
-    return column.astype(str).to_numpy(dtype=object)
+def _codes(column: pd.Series, categories: Sequence[Any]) -> np.ndarray:
+    """Position of each value of ``column`` in ``categories`` (-1 where absent or missing).
+
+    Factorises the long column once (fast, whatever its string dtype) and looks up only its few
+    distinct values, instead of hashing every row against the categories.
+    """
+    codes, uniques = pd.factorize(column)
+    lookup = np.append(pd.Index(list(categories), dtype=object).get_indexer(uniques), -1)
+    return lookup[codes]  # code -1 (missing) takes the appended -1
 
 
 def scores_statistic(
@@ -656,28 +739,38 @@ def scores_statistic(
                 f"not conversation-level metrics of the registry: {bad}; see attunestats.METRICS"
             )
     design = scores.design.sort_values("conversation_id", ignore_index=True)
-    conv_ids = _objects(design["conversation_id"])
+    conv_ids = design["conversation_id"].astype(str).tolist()
     keys = conv[["predictor", "mode"]].drop_duplicates().sort_values(["predictor", "mode"])
     key_list = list(keys.itertuples(index=False, name=None))
+    key_of = {k: i for i, k in enumerate(key_list)}
+    n_keys = len(key_list)
+
+    def key_codes(table: pd.DataFrame) -> np.ndarray:
+        """Index into ``key_list`` of each row's (predictor, mode); -1 for other keys."""
+        pred_codes, preds = pd.factorize(table["predictor"])
+        mode_codes, modes = pd.factorize(table["mode"])
+        lookup = np.full((len(preds) + 1, len(modes) + 1), -1, dtype=np.int64)
+        for i, p in enumerate(preds):
+            for j, md in enumerate(modes):
+                lookup[i, j] = key_of.get((p, md), -1)
+        return lookup[pred_codes, mode_codes]  # -1 codes index the last row/column: -1
 
     mean_metrics = [m for m in metrics if METRICS[m].aggregation == "mean"]
     pooled_metrics = [m for m in metrics if METRICS[m].aggregation == "pooled"]
-    conv_index = pd.Index(conv_ids, dtype=object)
     parts: list[SumStatistic] = []
     if mean_metrics:
-        columns = pd.MultiIndex.from_tuples(
+        values = np.full((len(conv_ids), n_keys * len(mean_metrics)), np.nan)
+        rows = _codes(conv["conversation_id"], conv_ids)
+        metric = _codes(conv["metric"], mean_metrics)
+        key = key_codes(conv)
+        ok = (rows >= 0) & (metric >= 0) & (key >= 0)
+        cols = key[ok] * len(mean_metrics) + metric[ok]
+        values[rows[ok], cols] = conv["value"].to_numpy(dtype=float)[ok]
+        labels = pd.DataFrame(
             [(p, md, m) for (p, md) in key_list for m in mean_metrics],
-            names=["predictor", "mode", "metric"],
+            columns=["predictor", "mode", "metric"],
         )
-        values = np.full((len(conv_ids), len(columns)), np.nan)
-        sub = conv[conv["metric"].isin(mean_metrics)]
-        rows = conv_index.get_indexer(_objects(sub["conversation_id"]))
-        cols = columns.get_indexer(
-            pd.MultiIndex.from_arrays([_objects(sub[c]) for c in ("predictor", "mode", "metric")])
-        )
-        ok = (rows >= 0) & (cols >= 0)
-        values[rows[ok], cols[ok]] = sub["value"].to_numpy(dtype=float)[ok]
-        parts.append(mean_statistic(values, columns.to_frame(index=False)))
+        parts.append(mean_statistic(values, labels))
     if pooled_metrics:
         counts = scores.counts
         if predictors is not None:
@@ -685,27 +778,25 @@ def scores_statistic(
         # one block of (tp, tn, fp, fn) columns per (predictor, mode, task), shared by every
         # pooled statistic of that task
         tasks = list(dict.fromkeys(METRICS[m].pooled_task for m in pooled_metrics))
-        blocks = pd.MultiIndex.from_tuples(
-            [(p, md, t) for (p, md) in key_list for t in tasks], names=["predictor", "mode", "task"]
-        )
-        X = np.zeros((len(conv_ids), 4 * len(blocks)))
-        rows = conv_index.get_indexer(_objects(counts["conversation_id"]))
-        block = blocks.get_indexer(
-            pd.MultiIndex.from_arrays([_objects(counts[c]) for c in ("predictor", "mode", "task")])
-        )
-        ok = (rows >= 0) & (block >= 0)
+        X = np.zeros((len(conv_ids), 4 * n_keys * len(tasks)))
+        rows = _codes(counts["conversation_id"], conv_ids)
+        task = _codes(counts["task"], tasks)
+        key = key_codes(counts)
+        ok = (rows >= 0) & (task >= 0) & (key >= 0)
+        block = key[ok] * len(tasks) + task[ok]
         for j, col in enumerate(("tp", "tn", "fp", "fn")):
-            X[rows[ok], 4 * block[ok] + j] = counts[col].to_numpy(dtype=float)[ok]
+            X[rows[ok], 4 * block + j] = counts[col].to_numpy(dtype=float)[ok]
         label_rows = [(p, md, m) for (p, md) in key_list for m in pooled_metrics]
-        label_block = blocks.get_indexer(
-            pd.MultiIndex.from_tuples([(p, md, METRICS[m].pooled_task) for p, md, m in label_rows])
-        )
+        label_block = np.array(
+            [key_of[(p, md)] * len(tasks) + tasks.index(METRICS[m].pooled_task)
+             for p, md, m in label_rows]
+        )  # fmt: skip
         label_stat = np.array([METRICS[m].pooled_stat for _, _, m in label_rows])
         stat_names = list(dict.fromkeys(label_stat))
 
         def finalize(sums: np.ndarray) -> np.ndarray:
             tp, tn, fp, fn = (sums[:, j::4] for j in range(4))
-            out = np.empty((sums.shape[0], len(label_rows)))
+            out = np.empty((sums.shape[0], len(label_rows)), order="F")
             for stat in stat_names:
                 sel = label_stat == stat
                 out[:, sel] = pooled_statistic(stat, tp, tn, fp, fn)[:, label_block[sel]]

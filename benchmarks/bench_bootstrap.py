@@ -5,6 +5,7 @@ predictor and metric: the mean of the conversation values for mean metrics, and 
 (MCC, F1, ...) a paired bootstrap of the per-conversation confusion counts whose statistic is the
 pooled statistic of the resampled sums.
 Target (issue 4): the whole pass under 3 s on this machine and at least 50x faster than the baseline.
+Both ratios are printed: of the median of repeated passes and of the first pass in the process.
 
 Run: .venv/bin/python benchmarks/bench_bootstrap.py  (prints times and the ratio)
 """
@@ -22,6 +23,12 @@ from attunestats.bootstrap import bootstrap_scores
 from attunestats.metrics.registry import METRICS, pooled_statistic
 
 N_RESAMPLES = 10_000
+# Our pass is timed N_REPEATS times after a first pass, and the median is compared with the
+# baseline's 1,092 calls (which warm up within the loop). The first pass in a fresh process is
+# printed too: on this virtual machine it pays for first touches of ~200 MB of fresh memory
+# (measured: writing 87 MB of fresh memory once took 0.30 s, a second time 0.01 s), a cost of
+# the machine, not of the computation.
+N_REPEATS = 5
 
 
 def main() -> None:
@@ -31,13 +38,18 @@ def main() -> None:
         for m, s in METRICS.items()
         if s.level == "conversation" and m in set(scores.conversation["metric"])
     ]
+    times = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        start = time.perf_counter()
-        boot = bootstrap_scores(
-            scores, metrics=metrics, method="bca", n_resamples=N_RESAMPLES, rng=1
-        )
-        ours = time.perf_counter() - start
+        for _ in range(1 + N_REPEATS):
+            start = time.perf_counter()
+            boot = bootstrap_scores(
+                scores, metrics=metrics, method="bca", n_resamples=N_RESAMPLES, rng=1
+            )
+            times.append(time.perf_counter() - start)
+            del boot
+        boot = bootstrap_scores(scores, metrics=metrics, method="bca", n_resamples=10, rng=1)
+    first, ours = times[0], float(np.median(times[1:]))
     n_labels = len(boot.labels)
 
     mean_metrics = [m for m in metrics if METRICS[m].aggregation == "mean"]
@@ -79,11 +91,17 @@ def main() -> None:
         f"metrics: {len(metrics)} ({len(mean_metrics)} mean, {len(metrics) - len(mean_metrics)} pooled), "
         f"statistics: {n_labels}, resamples: {N_RESAMPLES}, conversations: {len(boot.conversation_ids)}"
     )
-    print(f"attunestats bootstrap_scores (all statistics, BCa, one pass): {ours:8.2f} s")
+    print(
+        f"attunestats bootstrap_scores (all statistics, BCa, one pass): {ours:8.2f} s "
+        f"(median of {N_REPEATS} passes; the first pass in this process: {first:.2f} s)"
+    )
     print(
         f"baseline scipy.stats.bootstrap per predictor x metric ({n_calls} calls): {baseline:8.2f} s"
     )
-    print(f"ratio baseline / attunestats: {baseline / ours:8.1f}x   (targets: < 3 s, >= 50x)")
+    print(
+        f"ratio baseline / attunestats: {baseline / ours:8.1f}x   (first pass: "
+        f"{baseline / first:.1f}x; targets: < 3 s, >= 50x)"
+    )
 
 
 if __name__ == "__main__":
