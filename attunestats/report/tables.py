@@ -1,4 +1,4 @@
-"""Writing tables: CSV with full precision, LaTeX rounded for display. All rounding lives here.
+"""Writing tables: CSV with full precision, LaTeX rounded for display (by the scorer's rounding rule).
 
 Every table written for a simulated release carries the simulated label: a leading ``#`` comment
 line in the CSV and a caption note in the LaTeX.
@@ -6,7 +6,6 @@ line in the CSV and a caption note in the LaTeX.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from attunestats.constants import SIMULATED_LABEL
+from attunestats.metrics.conventions import round_display
 
 _LATEX_SPECIAL = {
     "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
@@ -36,14 +36,10 @@ def round_half(value: float, digits: int = 2, *, mode: str = "half_even") -> flo
     >>> round_half(62.675, 2)  # 62.675 is stored as 62.67499999...
     62.67
     """
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None:
         return float("nan")
-    if mode == "half_even":
-        return round(float(value), digits)
-    if mode == "half_up":
-        scale = 10.0**digits
-        return math.floor(float(value) * scale + 0.5) / scale
-    raise ValueError(f"mode must be 'half_even' or 'half_up'; got {mode!r}")
+    # one rounding rule for the package: the scorer's composite_rounding convention
+    return float(round_display(float(value), digits, method=mode))
 
 
 def latex_escape(text: object) -> str:
