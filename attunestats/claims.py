@@ -123,8 +123,7 @@ class ClaimsAudit:
 # helpers
 # --------------------------------------------------------------------------------------------
 def _models(scores: Any) -> list[str]:
-    preds = scores.predictors
-    models = sorted(preds.loc[preds["kind"] == "model", "predictor"].astype(str))
+    models = scores.names("model") if (scores.predictors["kind"] == "model").any() else []
     if len(models) < 2:
         raise ValueError(f"the claims are about evaluated models; found {len(models)} (need >= 2)")
     return models

@@ -192,7 +192,7 @@ report.summary''',
 from attunestats import hierarchical as H
 
 scores = at.score(rel)
-evaluated = sorted(scores.predictors.query("kind == 'model'")["predictor"])  # the claims are about models
+evaluated = scores.names("model")  # the claims are about models
 models = {
     "behaviour": H.behaviour_model_from_scores(scores, task="om", predictors=evaluated),
     "emotion": H.emotion_model_from_scores(scores, metric="emotion_f1", predictors=evaluated),
@@ -284,7 +284,7 @@ from attunestats import hierarchical as H
 
 # drift slopes adjusted for participant, topic and conversation (hierarchical models, as in 05)
 # (the same models, seed and settings as 05: within `attunestats reproduce` the fits come from its cache)
-evaluated = sorted(scores.predictors.query("kind == 'model'")["predictor"])
+evaluated = scores.names("model")
 drift_models = {
     "behaviour": H.behaviour_model_from_scores(scores, task="om", predictors=evaluated),
     "emotion": H.emotion_model_from_scores(scores, metric="emotion_f1", predictors=evaluated),
@@ -356,7 +356,7 @@ from attunestats import hierarchical as H
 scores = at.score(rel)
 # claim (d) needs the hierarchical behaviour model of 05 (from the build's fit cache when there).
 # Fast mode's short chains fail the diagnostics gate: reported with a warning rather than refused.
-evaluated = sorted(scores.predictors.query("kind == 'model'")["predictor"])
+evaluated = scores.names("model")
 behaviour = H.fit(H.behaviour_model_from_scores(scores, task="om", predictors=evaluated),
                   draws=mcmc_draws, tune=mcmc_tune, chains=mcmc_chains, rng=mcmc_seed, cache_dir=fit_cache)
 audit = audit_claims(scores, n_resamples=n_resamples, seed=seed,

@@ -109,6 +109,18 @@ def bundled():
     return rel, score(rel)
 
 
+def test_names_by_kind_match_the_simulated_design(bundled):
+    """The bundled release simulates 11 evaluated models and 3 human raters (its defaults)."""
+    rel, s = bundled
+    models, humans = s.names("model"), s.names("human")
+    assert (len(models), len(humans)) == (11, 3)
+    assert set(models).isdisjoint(humans)
+    assert set(models) | set(humans) == set(s.conversation["predictor"]) == set(s.names())
+    assert models == sorted(models)
+    with pytest.raises(ValueError, match="kind must be"):
+        s.names("models")
+
+
 def test_bounds_of_every_metric_on_the_bundled_release(bundled):
     rel, s = bundled
     assert rel.simulated and s.simulated

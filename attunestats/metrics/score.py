@@ -93,6 +93,24 @@ class Scores:
         """``constants.SIMULATED_LABEL`` for simulated releases, else ``""``."""
         return SIMULATED_LABEL if self.simulated else ""
 
+    def names(self, kind: str | None = None) -> list[str]:
+        """Sorted predictor names, all or of one ``kind`` ("model" or "human").
+
+        Examples
+        --------
+        >>> scores = score(load_bundled_release())  # doctest: +SKIP
+        >>> scores.names("model")                    # the evaluated models  # doctest: +SKIP
+        """
+        table = self.predictors
+        if kind is not None:
+            kinds = sorted(table["kind"].astype(str).unique())
+            if kind not in ("model", "human"):
+                raise ValueError(f"kind must be 'model', 'human' or None; got {kind!r}")
+            table = table[table["kind"].astype(str) == kind]
+            if table.empty:
+                raise ValueError(f"no predictor of kind {kind!r}; kinds present: {kinds}")
+        return sorted(table["predictor"].astype(str).unique())
+
     def wide(self, level: str = "conversation") -> pd.DataFrame:
         """One column per metric: ``level`` is "turn", "conversation" or "predictor".
 
