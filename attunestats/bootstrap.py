@@ -369,21 +369,6 @@ def _bca_bias(below: np.ndarray, at_or_below: np.ndarray, n_valid: np.ndarray) -
         return ndtri((below + at_or_below) / (2.0 * n_valid))
 
 
-def bca_parameters(
-    distribution: np.ndarray, estimate: np.ndarray, jackknife: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Bias correction z0 and acceleration a of BCa, per column (NaN where undefined).
-
-    z0 uses the mid-rank share of resampled values below the estimate (as scipy does);
-    a = sum(U^3) / (6 sum(U^2)^1.5) with U the jackknife influence values (n-1)(mean - theta_i).
-    """
-    # comparisons with NaN are False, so NaN resamples never count as below the estimate
-    n_valid = distribution.shape[0] - np.count_nonzero(np.isnan(distribution), axis=0)
-    below = np.count_nonzero(distribution < estimate, axis=0)
-    at_or_below = np.count_nonzero(distribution <= estimate, axis=0)
-    return _bca_bias(below, at_or_below, n_valid), _bca_acceleration(jackknife)
-
-
 def _interval_summary(
     distribution: np.ndarray,
     estimate: np.ndarray,

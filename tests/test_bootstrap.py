@@ -229,9 +229,9 @@ def test_bad_plans():
 
 @pytest.mark.parametrize("trial", range(6))
 def test_column_quantiles_equal_numpy_per_column(trial):
-    """The banded partial sort gives numpy's linear-interpolation quantile of each column, with
+    """The sorted-copy quantiles equal numpy's linear-interpolation quantile of each column, with
     per-column levels (as BCa makes them), NaN in some columns, ties, a non-finite level, and
-    levels spread over the whole range (wide bands) or clustered (narrow bands)."""
+    levels spread over the whole range or clustered."""
     from attunestats.bootstrap import _column_quantiles
 
     rng = np.random.default_rng(trial)
