@@ -34,7 +34,7 @@ _LAZY = {
     "register_metric": "attunestats.metrics.registry",
     "convention_sensitivity": "attunestats.metrics.sensitivity",
     "write_scores": "attunestats.metrics.score",
-    "bootstrap_scores": "attunestats.bootstrap",
+    "bootstrap_scores": "attunestats.inference.bootstrap",
     "krippendorff_alpha": "attunestats.agreement",
     "cohen_kappa": "attunestats.agreement",
     "fleiss_kappa": "attunestats.agreement",
@@ -44,18 +44,27 @@ _LAZY = {
     "rater_agreement": "attunestats.baseline",
     "rater_vs_participant": "attunestats.baseline",
     "humans_vs_models": "attunestats.baseline",
-    "audit_claims": "attunestats.claims",
-    "compare_models": "attunestats.compare",
+    "audit_claims": "attunestats.inference.claims",
+    "compare_models": "attunestats.inference.compare",
     "ReleaseError": "attunestats.errors",
     "Problem": "attunestats.errors",
     "AttunestatsWarning": "attunestats.errors",
     "DiagnosticsError": "attunestats.errors",
 }
 _SUBMODULES = {
-    "agreement", "baseline", "bootstrap", "claims", "compare", "constants", "coverage",
-    "describe", "errors", "hierarchical", "independence", "metrics", "pipeline", "power",
-    "release", "report", "studies",
+    "agreement", "artifacts", "baseline", "cli", "constants", "design", "errors", "hierarchical",
+    "independence", "inference", "metrics", "release", "report",
 }  # fmt: skip
+# short aliases for the most used statistics modules: ``at.power``, ``at.studies``, ...
+_ALIASES = {
+    "power": "attunestats.design.power",
+    "studies": "attunestats.design.studies",
+    "coverage": "attunestats.design.coverage",
+    "bootstrap": "attunestats.inference.bootstrap",
+    "compare": "attunestats.inference.compare",
+    "claims": "attunestats.inference.claims",
+    "describe": "attunestats.release.describe",
+}
 
 __all__ = sorted(_LAZY) + ["__version__"]
 
@@ -68,8 +77,10 @@ def __getattr__(name: str) -> Any:
         return value
     if name in _SUBMODULES:
         return importlib.import_module(f"attunestats.{name}")
+    if name in _ALIASES:
+        return importlib.import_module(_ALIASES[name])
     raise AttributeError(f"module 'attunestats' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY) | _SUBMODULES)
+    return sorted(set(globals()) | set(_LAZY) | _SUBMODULES | set(_ALIASES))

@@ -50,3 +50,26 @@ def child_seed(root_seed: int, name: str) -> int:
     """
     digest = hashlib.sha256(f"{int(root_seed)}:{name}".encode()).digest()
     return int.from_bytes(digest[:8], "little") >> 1
+
+
+def root_seed(rng: RNGLike, *, name: str = "rng") -> int:
+    """A non-negative int seed for work that derives child seeds (simulators, studies, builds).
+
+    An int is returned unchanged (so ``rng=5`` reproduces what ``seed=5`` did); a
+    ``SeedSequence`` or ``Generator`` gives a seed drawn from it (reproducible when they are);
+    ``None`` gives a fresh seed from OS entropy. The result is recorded with the output, so a
+    run started with ``rng=None`` can be repeated with the recorded seed.
+
+    Examples
+    --------
+    >>> root_seed(7)
+    7
+    >>> root_seed(np.random.SeedSequence(7)) == root_seed(np.random.SeedSequence(7))
+    True
+    """
+    generator = check_rng(rng, name=name)
+    if isinstance(rng, int | np.integer):
+        return int(rng)
+    if isinstance(rng, np.random.SeedSequence):
+        return int(rng.generate_state(1, np.uint64)[0] >> np.uint64(1))
+    return int(generator.integers(0, 2**63 - 1))

@@ -19,7 +19,7 @@ import numpy as np
 from scipy import stats
 
 import attunestats as at
-from attunestats.bootstrap import bootstrap_scores
+from attunestats.inference.bootstrap import bootstrap_scores
 from attunestats.metrics.registry import METRICS, pooled_statistic
 
 N_RESAMPLES = 10_000

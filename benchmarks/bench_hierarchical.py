@@ -83,7 +83,7 @@ def main() -> None:
     print(f"[{SIMULATED_LABEL}]")
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        simulate_release(f"{tmp}/release", seed=args.seed)
+        simulate_release(f"{tmp}/release", rng=args.seed)
         scores = score(load_release(f"{tmp}/release"))
         print(f"simulate + load + score the release: {time.perf_counter() - t:.1f} s")
     model = H.behaviour_model_from_scores(scores, task="om")

@@ -110,7 +110,7 @@ def timed(fn, *args):
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        root = simulate_release(Path(tmp) / "release", seed=SEED)
+        root = simulate_release(Path(tmp) / "release", rng=SEED)
         n_files = json_floor(root)  # warm the OS cache
         _, floor_wall, floor_cpu = timed(json_floor, root)
 

@@ -31,7 +31,7 @@ def main() -> None:
     warnings.filterwarnings("ignore")
 
     from attunestats.constants import SIMULATED_LABEL
-    from attunestats.pipeline import build
+    from attunestats.artifacts.reproduce import build
     from attunestats.release.bundled import bundled_release_path
 
     print(f"[{SIMULATED_LABEL}]")

@@ -18,7 +18,7 @@ from attunestats.release.simulate import simulate_documents
 
 def main() -> None:
     start = time.perf_counter()
-    docs = simulate_documents(seed=1)
+    docs = simulate_documents(rng=1)
     simulate = time.perf_counter() - start
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()

@@ -1,6 +1,6 @@
 """Benchmark: replicates per second of the coverage study, serially vs a 2-worker Dask LocalCluster.
 
-The coverage study (``attunestats.studies``, kind ``coverage``) draws a release, scores it and
+The coverage study (``attunestats.design.studies``, kind ``coverage``) draws a release, scores it and
 bootstraps every predictor and paired difference per replicate. Baseline: the serial executor in
 this process. Compared: a ``distributed.LocalCluster(n_workers=2, threads_per_worker=1)`` started
 here (and, for reference, two local processes). Each executor runs the same replicates into its
@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from attunestats.studies import make_study, run_study
+from attunestats.design.studies import make_study, run_study
 
 CONFIG = {
     "simulation": {"n_conversations": 80, "n_models": 3, "n_human_raters": 0, "n_topics": 20},

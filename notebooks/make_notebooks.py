@@ -41,7 +41,7 @@ NOTEBOOKS: dict[str, tuple[str, list[str]]] = {
         "PANAS trajectories of the release.",
         [
             SETUP,
-            """from attunestats import describe
+            """from attunestats.release import describe
 
 summary = rel.summary().astype({"value": "str"})
 tables.write_table(summary, "01_release_summary", out_dir, simulated=SIM, caption="Release summary")
@@ -73,7 +73,7 @@ figures.save_figure(fig, "01_panas_trajectories", out_dir)""",
         "scoring convention moves each composite.",
         [
             SETUP,
-            """from attunestats.bootstrap import bootstrap_scores
+            """from attunestats.inference.bootstrap import bootstrap_scores
 from attunestats.metrics.registry import MAIN_METRICS, metrics_frame
 from attunestats.metrics.sensitivity import convention_sensitivity
 from attunestats.report import views
@@ -117,7 +117,7 @@ sens.groupby("convention")["difference"].agg(["min", "max"])""",
         "(claim (b) of the paper as a test).",
         [
             SETUP,
-            """from attunestats.bootstrap import bootstrap_scores
+            """from attunestats.inference.bootstrap import bootstrap_scores
 from attunestats.metrics.registry import MAIN_METRICS
 from attunestats.report import views
 
@@ -265,7 +265,7 @@ ppc[(ppc["ppp"] < 0.01) | (ppc["ppp"] > 0.99)]''',
         "slopes from the hierarchical models of 05, adjusted for participant, topic and conversation.",
         [
             SETUP,
-            '''from attunestats import dynamics
+            '''from attunestats.inference import dynamics
 
 scores = at.score(rel)
 METRICS = ["binary_om_accuracy", "binary_human_accuracy", "emotion_f1", "emotion_va_score", "pairwise_accuracy"]
@@ -349,7 +349,7 @@ base["claim_f"]''',
         "about real models.",
         [
             SETUP,
-            '''from attunestats.claims import audit_claims
+            '''from attunestats.inference.claims import audit_claims
 
 from attunestats import hierarchical as H
 

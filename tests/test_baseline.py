@@ -42,7 +42,7 @@ def logistic(x):
 
 
 def _release(config, seed):
-    docs = simulate_documents(config, seed=seed)
+    docs = simulate_documents(config, rng=seed)
     return docs, release_from_documents(docs.conversations, docs.runs, docs.release_info)
 
 
@@ -426,7 +426,7 @@ def test_paired_intervals_are_narrower_than_unpaired(hvm):
 
 
 def test_summary_counts_models_beaten_after_correction(hvm):
-    from attunestats.compare import adjust_pvalues
+    from attunestats.inference.compare import adjust_pvalues
 
     for metric, sub in hvm.comparisons.groupby("metric"):
         per = sub[sub["comparison"] == "human_mean - model"]

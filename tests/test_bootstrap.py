@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from attunestats.bootstrap import (
+from attunestats.inference.bootstrap import (
     ResamplingPlan,
     cluster_bootstrap_mean,
     confidence_interval,
@@ -232,7 +232,7 @@ def test_column_quantiles_equal_numpy_per_column(trial):
     """The sorted-copy quantiles equal numpy's linear-interpolation quantile of each column, with
     per-column levels (as BCa makes them), NaN in some columns, ties, a non-finite level, and
     levels spread over the whole range or clustered."""
-    from attunestats.bootstrap import _column_quantiles
+    from attunestats.inference.bootstrap import _column_quantiles
 
     rng = np.random.default_rng(trial)
     n, n_cols = (2000, 40) if trial < 3 else (int(rng.integers(1, 30)), 9)

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import attunestats as at
-from attunestats.bootstrap import bootstrap_scores
+from attunestats.inference.bootstrap import bootstrap_scores
 from attunestats.metrics.registry import METRICS, pooled_statistic
 from attunestats.release.load import release_from_documents
 from attunestats.release.simulate import SimulationConfig, simulate_documents
@@ -16,7 +16,7 @@ from attunestats.release.simulate import SimulationConfig, simulate_documents
 @pytest.fixture(scope="module")
 def scores():
     config = SimulationConfig(n_conversations=40, n_models=3, n_human_raters=1, n_topics=10)
-    docs = simulate_documents(config, seed=8)
+    docs = simulate_documents(config, rng=8)
     return at.score(release_from_documents(docs.conversations, docs.runs, docs.release_info))
 
 

@@ -7,13 +7,13 @@ from dataclasses import replace
 import pytest
 
 import attunestats as at
-from attunestats.claims import audit_claims, claim_b, claim_c, claim_e
+from attunestats.inference.claims import audit_claims, claim_b, claim_c, claim_e
 from attunestats.release.load import release_from_documents
 from attunestats.release.simulate import SCENARIOS, SimulationConfig, simulate_documents
 
 
 def _scores(config: SimulationConfig, seed: int):
-    docs = simulate_documents(config, seed=seed)
+    docs = simulate_documents(config, rng=seed)
     return at.score(release_from_documents(docs.conversations, docs.runs, docs.release_info))
 
 
@@ -94,7 +94,7 @@ def _matrix(n_models: int, correlation: float, n_metrics: int, seed: int):
 
 
 def test_claim_a_verdicts_follow_planted_correlation():
-    from attunestats.claims import claim_a
+    from attunestats.inference.claims import claim_a
 
     # many models, independent skills: every simultaneous interval inside (-0.3, 0.3)
     yes = claim_a(_matrix(300, 0.0, 4, 1), rng=1)
@@ -111,7 +111,7 @@ def test_claim_a_verdicts_follow_planted_correlation():
 
 
 def test_claim_g_verdicts_follow_planted_sign():
-    from attunestats.claims import claim_g
+    from attunestats.inference.claims import claim_g
 
     yes = claim_g(_matrix(60, -0.8, 2, 4), rng=1)
     no = claim_g(_matrix(60, 0.8, 2, 5), rng=1)
@@ -133,11 +133,11 @@ def test_claim_d_verdicts_follow_planted_hardest_topic():
     0.88 with P(share >= 0.8) = 0.83: honestly inconclusive.) Null scenario: no topic effects at
     all, so each topic is the hardest for about 1/15 of the models and the claim is false. The
     posterior must say so (gate passed in both fits)."""
-    from attunestats.claims import CLAIM_D_TOPIC, claim_d
+    from attunestats.inference.claims import CLAIM_D_TOPIC, claim_d
     from attunestats.release.simulate import draw_effects
 
     strong = replace(BASE, hardest_topic_effect=-1.5)
-    truth = draw_effects(strong, seed=110).hardest_topics()["behaviour"]
+    truth = draw_effects(strong, rng=110).hardest_topics()["behaviour"]
     planted = _scores(strong, seed=110)
     models = sorted(planted.predictors.query("kind == 'model'")["predictor"])
     assert all(truth[m] == CLAIM_D_TOPIC for m in models)
@@ -157,7 +157,7 @@ def test_claim_d_verdicts_follow_planted_hardest_topic():
 
 
 def test_claim_d_refuses_a_failed_fit_and_says_why(paper_scores):
-    from attunestats.claims import claim_d
+    from attunestats.inference.claims import claim_d
 
     res = audit_claims(paper_scores, claims=("d",), seed=1,
                        d=dict(draws=20, tune=20, chains=2))["d"]  # fmt: skip
@@ -171,7 +171,7 @@ def test_claim_d_refuses_a_failed_fit_and_says_why(paper_scores):
 
 def test_claim_d_with_a_supplied_fit_counts_only_evaluated_models():
     from attunestats import hierarchical as H
-    from attunestats.claims import claim_d
+    from attunestats.inference.claims import claim_d
 
     cfg = replace(BASE, n_conversations=40, n_models=3, n_human_raters=1, n_topics=5)
     sc = _scores(cfg, seed=111)

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attunestats.bootstrap import mean_statistic, run_bootstrap
-from attunestats.compare import adjust_pvalues, bootstrap_pvalue, compare_models
+from attunestats.inference.bootstrap import mean_statistic, run_bootstrap
+from attunestats.inference.compare import adjust_pvalues, bootstrap_pvalue, compare_models
 
 
 def _boot(values: np.ndarray, metric_names=("m",), *, n_resamples=500, rng=0, method="percentile"):
@@ -147,7 +147,7 @@ def test_discrimination_interval_against_noncentral_chi2_limit():
     # computed here independently with scipy.stats.ncx2.
     from scipy import optimize, stats
 
-    from attunestats.compare import discrimination_interval
+    from attunestats.inference.compare import discrimination_interval
 
     sni, m = 4.0, 6
     k = m - 1

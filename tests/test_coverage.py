@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from attunestats.coverage import coverage_replicate, population_values
+from attunestats.design.coverage import coverage_replicate, population_values
 from attunestats.metrics.registry import MAIN_METRICS, PILLAR_METRICS
 from attunestats.release.simulate import SimulationConfig, draw_effects
 
@@ -44,7 +44,7 @@ def _check(frame: pd.DataFrame, kind: str, expected: float) -> tuple[float, floa
 def test_conversation_bootstrap_coverage_small():
     # CI version: 3 simulated models, releases of 80 conversations, 24 replicates.
     config = SimulationConfig(n_conversations=80, n_models=3, n_human_raters=0, n_topics=20)
-    effects = draw_effects(config, seed=5)
+    effects = draw_effects(config, rng=5)
     n_pop = 1500
     population = population_values(
         effects, n_conversations=n_pop, chunk_size=500, seed=99, metrics=METRICS
@@ -65,7 +65,7 @@ def test_conversation_bootstrap_coverage_full(method):
     # The study: >= 400 paper-sized releases; 95% intervals of model means and paired
     # differences must cover the population values in 93-97% of releases.
     config = SimulationConfig(n_conversations=200, n_models=5, n_human_raters=1)
-    effects = draw_effects(config, seed=17)
+    effects = draw_effects(config, rng=17)
     n_pop = 40_000
     population = population_values(
         effects, n_conversations=n_pop, chunk_size=1000, seed=7, metrics=METRICS
@@ -89,7 +89,7 @@ def test_participant_plan_coverage_is_measured():
     # fixed-participant population values it should not undercover; the value is printed for the
     # README table (run with -s).
     config = SimulationConfig(n_conversations=200, n_models=5, n_human_raters=1)
-    effects = draw_effects(config, seed=17)
+    effects = draw_effects(config, rng=17)
     population = population_values(
         effects, n_conversations=20_000, chunk_size=1000, seed=7, metrics=METRICS
     )

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import attunestats as at
-from attunestats.dynamics import phase_bootstrap, turn_phases
+from attunestats.inference.dynamics import phase_bootstrap, turn_phases
 from attunestats.release.load import release_from_documents
 from attunestats.release.simulate import SCENARIOS, simulate_documents
 
@@ -18,7 +18,7 @@ CONFIG = replace(SCENARIOS["paper"], n_conversations=120, n_models=3, n_human_ra
 
 @pytest.fixture(scope="module")
 def scores():
-    docs = simulate_documents(CONFIG, seed=44)
+    docs = simulate_documents(CONFIG, rng=44)
     return at.score(release_from_documents(docs.conversations, docs.runs, docs.release_info))
 
 

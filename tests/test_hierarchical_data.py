@@ -410,7 +410,7 @@ def small_scores(tmp_path_factory):
     out = tmp_path_factory.mktemp("rel") / "release"
     simulate_release(
         out,
-        seed=21,
+        rng=21,
         n_conversations=24,
         n_participants=6,
         n_topics=6,

@@ -92,7 +92,7 @@ def _release_scores(tmp_path, seed: int, **sizes):
     from attunestats.release.simulate import simulate_release
 
     out = tmp_path / f"release-{seed}"
-    simulate_release(out, seed=seed, **sizes)
+    simulate_release(out, rng=seed, **sizes)
     return out, score(load_release(out))
 
 

@@ -187,7 +187,7 @@ def test_rank_correlation_intervals_are_recomputed_inside_each_resample():
 
 
 def test_holm_correction_is_required_and_echoed():
-    from attunestats.compare import adjust_pvalues
+    from attunestats.inference.compare import adjust_pvalues
 
     mm, _ = _matrix(rng=14, n_metrics=4)
     with pytest.raises(TypeError, match="correction"):
@@ -521,7 +521,7 @@ def small_scores():
 
     cfg = replace(SCENARIOS["null"], n_conversations=40, n_human_raters=0, messiness=0.0,
                   skill_correlation=0.5)  # fmt: skip
-    docs = simulate_documents(cfg, seed=5)
+    docs = simulate_documents(cfg, rng=5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         release = release_from_documents(docs.conversations, docs.runs, docs.release_info)

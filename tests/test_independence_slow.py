@@ -114,7 +114,7 @@ def release_study(rho: float, n_releases: int, *, latent: bool = True, seed: int
     out: dict[str, list] = {"global_p": [], "dis_cover": [], "lat_cover": [], "lat_passed": [],
                             "reliability": [], "corrected": [], "latent_mean": []}  # fmt: skip
     for r in range(n_releases):
-        docs = simulate_documents(cfg, seed=seed + r)
+        docs = simulate_documents(cfg, rng=seed + r)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             scores = at.score(

@@ -80,7 +80,7 @@ def test_vectorised_equals_reference_on_edge_case_releases(seed, options):
 def _simulated(n_conversations=25, n_models=4, n_human_raters=1, seed=5, **kw):
     cfg = replace(SimulationConfig(), n_conversations=n_conversations, n_models=n_models,
                   n_human_raters=n_human_raters, **kw)  # fmt: skip
-    docs = simulate_documents(cfg, seed=seed)
+    docs = simulate_documents(cfg, rng=seed)
     return docs, release_from_documents(docs.conversations, docs.runs, docs.release_info)
 
 
@@ -312,7 +312,7 @@ def test_higher_true_skill_scores_higher():
     """
     cfg = replace(SCENARIOS["null"], n_conversations=60, n_models=8, n_human_raters=0,
                   skill_sd=1.0)  # fmt: skip
-    docs = simulate_documents(cfg, seed=11)
+    docs = simulate_documents(cfg, rng=11)
     rel = release_from_documents(docs.conversations, docs.runs, docs.release_info)
     wide = score(rel).wide("predictor").set_index("predictor")
     theta = dict(zip(docs.effects.predictors, docs.effects.theta, strict=True))

@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from attunestats.pipeline import NotebookFailed, build
+from attunestats.artifacts.reproduce import NotebookFailed, build
 
 RELEASE = Path(__file__).parent / "data" / "release_small"
 

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from attunestats.power import (
+from attunestats.design.power import (
     ContrastModel,
     analytic_mde,
     analytic_power,
@@ -320,7 +320,7 @@ def test_reliability_at_inverts_the_independence_simulator():
 
 def test_fitted_independence_noise_recovers_the_simulated_noise():
     ind = pytest.importorskip("attunestats.independence")
-    from attunestats.power import fit_independence_noise
+    from attunestats.design.power import fit_independence_noise
 
     values = ind.simulate_metric_values(n_models=11, n_conversations=400, n_metrics=3,
                                         reliability=0.8, skill_sd=1.0, rng=3)  # fmt: skip
@@ -333,7 +333,7 @@ def test_fitted_independence_noise_recovers_the_simulated_noise():
 
 def test_independence_power_curve_size_and_growth():
     pytest.importorskip("attunestats.independence")
-    from attunestats.power import independence_power_curve
+    from attunestats.design.power import independence_power_curve
 
     res = independence_power_curve([20, 400], skill_sd=1.0, noise_sd=8.0, correlations=(0.0, 0.7),
                                    n_simulations=200, n_permutations=199, seed=3)  # fmt: skip
@@ -352,7 +352,7 @@ def test_independence_power_curve_size_and_growth():
 def test_release_power_runs_the_full_pipeline_identically_on_two_executors():
     from dataclasses import replace
 
-    from attunestats.power import release_power
+    from attunestats.design.power import release_power
     from attunestats.release.simulate import SCENARIOS
 
     kw = {"metric": "avg_pairwise_accuracy", "n_conversations": [16], "n_participants": [4],
@@ -369,7 +369,7 @@ def test_release_power_runs_the_full_pipeline_identically_on_two_executors():
     # None: the skills of the given population as they are (its planted difference)
     from attunestats.release.simulate import draw_effects
 
-    eff = draw_effects(replace(SCENARIOS["null"], n_models=3, n_human_raters=0), seed=8)
+    eff = draw_effects(replace(SCENARIOS["null"], n_models=3, n_human_raters=0), rng=8)
     planted = release_power(effects=eff, predictors=("sim-model-03", "sim-model-01"),
                             metric="avg_pairwise_accuracy", n_conversations=[12],
                             n_participants=[3], n_simulations=2, n_resamples=49)  # fmt: skip
@@ -388,7 +388,7 @@ def test_release_power_size_under_the_null():
     # little liberal is expected; the Monte Carlo SE of 300 releases is 0.0126).
     from dataclasses import replace
 
-    from attunestats.power import release_power
+    from attunestats.design.power import release_power
     from attunestats.release.simulate import SCENARIOS
 
     null = replace(SCENARIOS["null"], diagnosis_interaction_sd=0.0, topic_interaction_sd=0.0,
@@ -412,7 +412,7 @@ def test_release_power_agrees_with_normal_theory():
     # sqrt((n - 1) / n), plus 4 Monte Carlo SE of the rejection rate.
     from dataclasses import replace
 
-    from attunestats.power import release_power
+    from attunestats.design.power import release_power
     from attunestats.release.simulate import SCENARIOS
 
     # equal base skills (skill_sd 0), so the predictors differ by exactly 0.25 logits

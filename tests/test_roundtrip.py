@@ -64,7 +64,7 @@ def simulated(tmp_path_factory):
     config = SimulationConfig(
         n_conversations=24, n_participants=5, n_topics=8, n_models=3, n_human_raters=2
     )
-    docs = simulate_documents(config, seed=31)
+    docs = simulate_documents(config, rng=31)
     root = docs.write(tmp_path_factory.mktemp("rt") / "release")
     return docs, load_release(root)
 

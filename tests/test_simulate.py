@@ -131,13 +131,13 @@ def run_turns(run):
 @pytest.fixture(scope="module")
 def big_paper():
     """A large in-memory paper-scenario release (truth checks need many units)."""
-    return simulate_documents(SimulationConfig(n_conversations=450), seed=20260521)
+    return simulate_documents(SimulationConfig(n_conversations=450), rng=20260521)
 
 
 @pytest.fixture(scope="module")
 def messy_docs():
     """A small release with doubled messiness, to exercise every writing path."""
-    return simulate_documents(SimulationConfig(n_conversations=40, messiness=2.0), seed=7)
+    return simulate_documents(SimulationConfig(n_conversations=40, messiness=2.0), rng=7)
 
 
 def _read_tree(root: Path) -> dict[str, bytes]:
@@ -150,9 +150,9 @@ def _read_tree(root: Path) -> dict[str, bytes]:
 # reproducibility and writing
 # ------------------------------------------------------------------------------------------
 def test_same_seed_byte_identical_and_different_seed_differs(tmp_path):
-    a = simulate_release(tmp_path / "a", seed=5, n_conversations=6)
-    b = simulate_release(tmp_path / "b", seed=5, n_conversations=6)
-    c = simulate_release(tmp_path / "c", seed=6, n_conversations=6)
+    a = simulate_release(tmp_path / "a", rng=5, n_conversations=6)
+    b = simulate_release(tmp_path / "b", rng=5, n_conversations=6)
+    c = simulate_release(tmp_path / "c", rng=6, n_conversations=6)
     ta, tb, tc = _read_tree(a), _read_tree(b), _read_tree(c)
     n_runs = 6 * 14
     assert len(ta) == 1 + 6 + n_runs + 1
@@ -162,7 +162,7 @@ def test_same_seed_byte_identical_and_different_seed_differs(tmp_path):
     assert "truth.json" in differing
     assert sum(k.startswith("conversations/") for k in differing) == 6
     # the files are exactly the in-memory documents
-    docs = simulate_documents(SimulationConfig(n_conversations=6), seed=5)
+    docs = simulate_documents(SimulationConfig(n_conversations=6), rng=5)
     assert (
         json.loads(ta["conversations/conversation_5.json"])
         == docs.conversations["conversation_5.json"]
@@ -178,7 +178,7 @@ def test_output_does_not_depend_on_python_hash_seed():
     code = (
         "import hashlib\n"
         "from attunestats.release.simulate import SimulationConfig, simulate_documents\n"
-        "d = simulate_documents(SimulationConfig(n_conversations=8, messiness=2.0), seed=3)\n"
+        "d = simulate_documents(SimulationConfig(n_conversations=8, messiness=2.0), rng=3)\n"
         "h = hashlib.sha256()\n"
         "for k, v in d.files().items():\n"
         "    h.update(k.encode()); h.update(v)\n"
@@ -195,8 +195,8 @@ def test_output_does_not_depend_on_python_hash_seed():
 
 
 def test_first_conversations_do_not_depend_on_release_size():
-    small = simulate_documents(SimulationConfig(n_conversations=3), seed=9)
-    large = simulate_documents(SimulationConfig(n_conversations=7), seed=9)
+    small = simulate_documents(SimulationConfig(n_conversations=3), rng=9)
+    large = simulate_documents(SimulationConfig(n_conversations=7), rng=9)
     for name, doc in small.conversations.items():
         assert large.conversations[name] == doc
         assert large.runs["sim-model-04"][name] == small.runs["sim-model-04"][name]
@@ -206,12 +206,12 @@ def test_conversation_ids_follow_sample200():
     ids = sim.conversation_ids(203)
     assert list(ids[:200]) == [str(i) for i in K.SUBSETS["Sample200"]]
     assert list(ids[200:]) == ["249", "250", "251"]
-    docs = simulate_documents(SimulationConfig(n_conversations=4), seed=1)
+    docs = simulate_documents(SimulationConfig(n_conversations=4), rng=1)
     assert list(docs.conversations) == [f"conversation_{i}.json" for i in (5, 6, 7, 8)]
 
 
 def test_write_is_atomic_on_failure(tmp_path, monkeypatch):
-    docs = simulate_documents(SimulationConfig(n_conversations=3), seed=2)
+    docs = simulate_documents(SimulationConfig(n_conversations=3), rng=2)
     real = sim._write_bytes
     calls = {"n": 0}
 
@@ -231,7 +231,7 @@ def test_write_is_atomic_on_failure(tmp_path, monkeypatch):
     monkeypatch.setattr(sim, "_write_bytes", real)
     out = docs.write(tmp_path / "rel")
     before = _read_tree(out)
-    other = simulate_documents(SimulationConfig(n_conversations=3), seed=3)
+    other = simulate_documents(SimulationConfig(n_conversations=3), rng=3)
     calls["n"] = 0
     monkeypatch.setattr(sim, "_write_bytes", failing)
     with pytest.raises(OSError, match="disk full"):
@@ -241,21 +241,21 @@ def test_write_is_atomic_on_failure(tmp_path, monkeypatch):
 
 
 def test_overwrite_refused_then_allowed(tmp_path):
-    out = simulate_release(tmp_path / "rel", seed=1, n_conversations=2)
+    out = simulate_release(tmp_path / "rel", rng=1, n_conversations=2)
     first = _read_tree(out)
     with pytest.raises(FileExistsError, match="not empty; pass overwrite=True"):
-        simulate_release(out, seed=2, n_conversations=2)
+        simulate_release(out, rng=2, n_conversations=2)
     assert _read_tree(out) == first
-    simulate_release(out, seed=2, n_conversations=2, overwrite=True)
+    simulate_release(out, rng=2, n_conversations=2, overwrite=True)
     assert _read_tree(out) != first
     assert [p.name for p in tmp_path.iterdir()] == ["rel"]
     # an existing empty directory is fine
     (tmp_path / "empty").mkdir()
-    simulate_release(tmp_path / "empty", seed=1, n_conversations=1)
+    simulate_release(tmp_path / "empty", rng=1, n_conversations=1)
     assert (tmp_path / "empty" / "truth.json").is_file()
     (tmp_path / "afile").write_text("x")
     with pytest.raises(FileExistsError, match="not a directory"):
-        simulate_release(tmp_path / "afile", seed=1, n_conversations=1)
+        simulate_release(tmp_path / "afile", rng=1, n_conversations=1)
 
 
 # ------------------------------------------------------------------------------------------
@@ -507,7 +507,7 @@ def test_messiness_exercises_loader_and_zero_is_clean(big_paper):
         assert messy[key] > 0, key
     # missing run turns are recorded in truth.json exactly
     assert len(big_paper.truth["missing_run_turns"]) == messy["run_turn_missing"]
-    clean = simulate_documents(SimulationConfig(n_conversations=60, messiness=0.0), seed=3)
+    clean = simulate_documents(SimulationConfig(n_conversations=60, messiness=0.0), rng=3)
     counts = _loader_exercise_counts(clean)
     for key, n in counts.items():
         if key != "delta_runs":  # the PANAS strategy is a design choice, not messiness
@@ -753,7 +753,7 @@ def test_realised_skill_correlation_matches_config_in_distribution():
     mu, sd = np.array(cfg.skill_mean), np.array(cfg.skill_sd)
     zs, fisher = [], []
     for seed in range(n_seeds):
-        eff = draw_effects(cfg, seed=seed)
+        eff = draw_effects(cfg, rng=seed)
         theta = eff.theta[:n]
         zs.append((theta - mu) / sd)
         realised = np.corrcoef(theta, rowvar=False)
@@ -776,8 +776,8 @@ def test_realised_skill_correlation_matches_config_in_distribution():
 
 def test_effects_reuse_keeps_population_and_draws_new_conversations(tmp_path):
     cfg = SimulationConfig(n_conversations=8)
-    first = simulate_documents(cfg, seed=11)
-    second = simulate_documents(replace(cfg, n_conversations=12), seed=12, effects=first.effects)
+    first = simulate_documents(cfg, rng=11)
+    second = simulate_documents(replace(cfg, n_conversations=12), rng=12, effects=first.effects)
     t1, t2 = first.truth, second.truth
     for key in ("theta", "beta", "u", "v", "delta", "gamma", "topic_interaction", "participants"):
         assert t1[key] == t2[key], key
@@ -788,7 +788,7 @@ def test_effects_reuse_keeps_population_and_draws_new_conversations(tmp_path):
     )
     assert first.conversations["conversation_5.json"] != second.conversations["conversation_5.json"]
     # without effects the second seed would also draw a new population
-    third = simulate_documents(cfg, seed=12)
+    third = simulate_documents(cfg, rng=12)
     assert third.truth["theta"] != t1["theta"]
     # truth.json round trip: the effects read back reproduce the release exactly
     out = first.write(tmp_path / "rel")
@@ -800,10 +800,10 @@ def test_effects_reuse_keeps_population_and_draws_new_conversations(tmp_path):
             getattr(eff, name), getattr(first.effects, name), err_msg=name
         )
     assert eff.config == first.effects.config
-    again = simulate_documents(cfg, seed=11, effects=eff)
+    again = simulate_documents(cfg, rng=11, effects=eff)
     assert again.files() == first.files()
     with pytest.raises(ValueError, match="n_topics = 10 does not match the effects"):
-        simulate_documents(replace(cfg, n_topics=10), seed=1, effects=eff)
+        simulate_documents(replace(cfg, n_topics=10), rng=1, effects=eff)
 
 
 def test_truth_contents(big_paper):
@@ -877,11 +877,11 @@ def test_scenarios_differ_where_documented():
     assert null.human_skill_mean == null.skill_mean and null.human_skill_sd == null.skill_sd
     assert null.rater_rho == 0.0
     # in drawn effects: null has no topic, diagnosis or drift effects at all
-    eff = draw_effects(null, seed=4)
+    eff = draw_effects(null, rng=4)
     assert not eff.v.any() and not eff.topic_interaction.any()
     assert not eff.delta.any() and not eff.gamma.any() and not eff.beta.any()
     assert not eff.rho.any()
-    effp = draw_effects(paper, seed=4)
+    effp = draw_effects(paper, rng=4)
     rom = effp.topics.index(sim.HARDEST_TOPIC)
     assert rom == 0 and np.all(effp.v[0] == effp.v.min(axis=0))
     hard = effp.hardest_topics()
@@ -917,14 +917,14 @@ def test_config_rejects_bad_values(kwargs, match):
 
 
 def test_bad_arguments(tmp_path):
-    with pytest.raises(ValueError, match="seed must be a non-negative integer; got -1"):
-        simulate_documents(seed=-1)
-    with pytest.raises(ValueError, match="seed must be a non-negative integer; got 1.5"):
-        draw_effects(seed=1.5)
+    with pytest.raises(ValueError, match="rng must be a non-negative integer seed; got -1"):
+        simulate_documents(rng=-1)
+    with pytest.raises(TypeError, match="rng must be None, an int, a numpy SeedSequence or Generator; got float"):
+        draw_effects(rng=1.5)
     with pytest.raises(TypeError, match="config must be a SimulationConfig"):
-        simulate_documents({"n_models": 2}, seed=1)
+        simulate_documents({"n_models": 2}, rng=1)
     with pytest.raises(TypeError, match=r"unknown simulate_release arguments \['n_modelz'\]"):
-        simulate_release(tmp_path / "x", seed=1, n_modelz=3)
+        simulate_release(tmp_path / "x", rng=1, n_modelz=3)
     with pytest.raises(ValueError, match="format must be"):
         (tmp_path / "t.json").write_text('{"format": "other"}')
         truth_from_file(tmp_path / "t.json")
@@ -935,7 +935,7 @@ def test_sizes_scale_and_diagnosis_counts_rescale():
     cfg = SimulationConfig(
         n_conversations=5, n_participants=22, n_models=3, n_human_raters=0, n_topics=60
     )
-    docs = simulate_documents(cfg, seed=8)
+    docs = simulate_documents(cfg, rng=8)
     assert list(docs.runs) == ["sim-model-01", "sim-model-02", "sim-model-03"]
     groups = [v["diagnosis_group"] for v in docs.truth["participants"].values()]
     assert [groups.count(g) for g in sim.DIAGNOSIS_CODES] == [8, 8, 6]

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attunestats.studies import (
+from attunestats.design.studies import (
     STUDY_KINDS,
     Study,
     StudyError,
@@ -185,7 +185,7 @@ def test_killed_study_resumes_to_the_same_file(tmp_path, helper_module):
     out = tmp_path / "killed.parquet"
     script = textwrap.dedent(
         f"""
-        from attunestats.studies import Study, run_study
+        from attunestats.design.studies import Study, run_study
         study = Study("study_helpers:slow_replicate", {config!r}, n_replicates={n}, seed=9,
                       name="slow")
         run_study(study, {str(out)!r}, progress=False)
@@ -269,11 +269,11 @@ def test_study_input_errors(tmp_path):
     with pytest.raises(ValueError, match="package.module:function"):
         Study("no_colon_here")
     with pytest.raises(TypeError, match="config must be JSON-serialisable"):
-        Study("attunestats.studies:mean_coverage_replicate", {"x": object()})
+        Study("attunestats.design.studies:mean_coverage_replicate", {"x": object()})
     with pytest.raises(TypeError, match="config must be JSON-serialisable"):
-        Study("attunestats.studies:mean_coverage_replicate", {"x": float("nan")})
+        Study("attunestats.design.studies:mean_coverage_replicate", {"x": float("nan")})
     with pytest.raises(ValueError, match="n_replicates must be an integer >= 1; got 0"):
-        Study("attunestats.studies:mean_coverage_replicate", n_replicates=0)
+        Study("attunestats.design.studies:mean_coverage_replicate", n_replicates=0)
     with pytest.raises(ValueError, match="unknown study kind 'nope'"):
         make_study("nope", n_replicates=1, seed=0)
     with pytest.raises(ValueError, match=r"unknown config keys \['iccc'\]"):
@@ -287,7 +287,7 @@ def test_study_input_errors(tmp_path):
         run_study(study, tmp_path / "a.parquet", scheduler="tcp://x:1")
     with pytest.raises(ValueError, match="n_workers must be a positive integer"):
         run_study(study, tmp_path / "a.parquet", executor="processes", n_workers=0)
-    bad = Study("attunestats.studies:not_there", n_replicates=1)
+    bad = Study("attunestats.design.studies:not_there", n_replicates=1)
     with pytest.raises(ImportError, match="has no 'not_there'"):
         run_study(bad, tmp_path / "b.parquet", progress=False)
     assert not (tmp_path / "b.parquet.parts").exists(), "nothing written before the check"
@@ -340,7 +340,7 @@ def test_cluster_t_interval_coverage_is_exact():
     # The cluster-level t interval is exact for a clustered normal mean: 95% coverage within
     # Monte Carlo error (binomial SE of 2000 replicates = 0.0049); the naive interval that
     # ignores an ICC of 0.3 with clusters of 4 (deff 1.9) must fall clearly below.
-    from attunestats.studies import mean_coverage_replicate
+    from attunestats.design.studies import mean_coverage_replicate
 
     config = {**STUDY_KINDS["mean_coverage"].defaults, **MEAN_STUDY}
     frames = [mean_coverage_replicate(config, replicate_seed(8, i)) for i in range(2000)]

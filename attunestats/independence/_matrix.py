@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from attunestats._rng import RNGLike
-from attunestats.bootstrap import (
+from attunestats.inference.bootstrap import (
     METHODS,
     ResamplingPlan,
     SumStatistic,
@@ -326,7 +326,7 @@ def capability_matrix(
     kind : {"model", "human"} or None
         Kind of predictor used when ``predictors`` is None (``None``: all). The paper's claim is
         about the evaluated models, so human raters are excluded by default.
-    unit, strata : see :class:`attunestats.bootstrap.ResamplingPlan`.
+    unit, strata : see :class:`attunestats.inference.bootstrap.ResamplingPlan`.
     method : {"percentile", "basic", "bca"}
         Interval method of the bootstrap intervals derived from this matrix.
     n_resamples, confidence_level, rng
@@ -412,7 +412,7 @@ def metric_matrix(
     """The matrix from per-conversation values (C conversations x M models x K metrics).
 
     Model-level estimates are null-aware means over conversations (NaN = null), exactly as
-    :func:`attunestats.bootstrap.mean_statistic` computes them.
+    :func:`attunestats.inference.bootstrap.mean_statistic` computes them.
 
     Parameters
     ----------

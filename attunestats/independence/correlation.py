@@ -11,8 +11,8 @@ import pandas as pd
 from scipy import stats
 
 from attunestats._rng import RNGLike, check_rng, seed_record
-from attunestats.bootstrap import confidence_interval
-from attunestats.compare import CORRECTIONS, adjust_pvalues
+from attunestats.inference.bootstrap import confidence_interval
+from attunestats.inference.compare import CORRECTIONS, adjust_pvalues
 from attunestats.independence._kernels import (
     CORRELATION_METHODS,
     correlation_matrix,
@@ -154,7 +154,7 @@ def rank_correlations(
         From :func:`capability_matrix` or :func:`metric_matrix`.
     correction : {"holm", "bh", "none"}
         Multiplicity correction of the pair p-values over the ``K (K - 1) / 2`` pairs; required
-        and echoed in every row (:func:`attunestats.compare.adjust_pvalues`).
+        and echoed in every row (:func:`attunestats.inference.compare.adjust_pvalues`).
     method : {"kendall", "spearman", "pearson"}
     global_statistic_name : {"sum_sq", "max_abs"}
         Statistic of the global test (see :class:`GlobalTest`).

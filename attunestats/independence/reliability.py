@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from attunestats._rng import RNGLike, check_rng, seed_record
-from attunestats.compare import discrimination_interval
+from attunestats.inference.compare import discrimination_interval
 from attunestats.independence._kernels import (
     corr_from_cov,
     pair_indices,
@@ -90,7 +90,7 @@ class ReliabilityResult:
         estimates, stepped up to full length with Spearman-Brown ``2r / (1 + r)``),
         ``reliability`` (``1 - N_kk / S_kk``: share of the observed between-model variance that is
         true-score variance, from the bootstrap noise) with ``ci_low``/``ci_high`` (noncentral F,
-        as :func:`attunestats.compare.discrimination_interval`: ``rel = D / (1 + D)``),
+        as :func:`attunestats.inference.compare.discrimination_interval`: ``rel = D / (1 + D)``),
         ``between_variance`` ``S_kk``, ``noise_variance`` ``N_kk``, ``n_models``, ``n_splits``.
     """
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from attunestats._rng import RNGLike, check_rng, seed_record
-from attunestats.compare import CORRECTIONS
+from attunestats.inference.compare import CORRECTIONS
 from attunestats.independence._matrix import MetricMatrix, capability_matrix, label_frame
 from attunestats.independence.correlation import CorrelationResult, rank_correlations
 from attunestats.independence.latent import LatentResult, latent_correlations

@@ -169,7 +169,7 @@ def independence_power(
     """
     from scipy import stats
 
-    from attunestats.compare import adjust_pvalues
+    from attunestats.inference.compare import adjust_pvalues
     from attunestats.independence.correlation import global_statistic, permutation_pvalue
 
     M = check_int("n_models", n_models, 4)

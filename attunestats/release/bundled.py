@@ -62,7 +62,7 @@ def bundled_release_path(*, cache_dir: str | os.PathLike[str] | None = None) -> 
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".bundled-", dir=root))
     try:
-        simulate_release(tmp / "release", seed=BUNDLED_SEED, config=SCENARIOS[BUNDLED_SCENARIO])
+        simulate_release(tmp / "release", rng=BUNDLED_SEED, config=SCENARIOS[BUNDLED_SCENARIO])
         try:
             os.rename(tmp / "release", target)
         except OSError:

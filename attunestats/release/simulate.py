@@ -111,6 +111,7 @@ from typing import Any
 import numpy as np
 
 from attunestats import constants as K
+from attunestats._rng import RNGLike, root_seed
 from attunestats.release import _simtext as text
 
 __all__ = [
@@ -579,12 +580,6 @@ def _logistic(a: Any) -> Any:
     return 1.0 / (1.0 + np.exp(-np.asarray(a, dtype=float)))
 
 
-def _check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-    return int(seed)
-
-
 def _scaled_counts(counts: tuple[int, ...], n: int) -> tuple[int, ...]:
     total = sum(counts)
     if total == n:
@@ -724,15 +719,16 @@ class TrueEffects:
         }
 
 
-def draw_effects(config: SimulationConfig | None = None, *, seed: int) -> TrueEffects:
+def draw_effects(config: SimulationConfig | None = None, *, rng: RNGLike) -> TrueEffects:
     """Draw the population effects of a simulated release (no conversations).
 
     Parameters
     ----------
     config : SimulationConfig, optional
         Defaults to the paper-like scenario.
-    seed : int
-        Non-negative seed; :func:`simulate_documents` with the same seed draws the same effects.
+    rng : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the draws (:func:`attunestats._rng.root_seed`); :func:`simulate_documents` with
+        the same int draws the same effects.
 
     Returns
     -------
@@ -740,14 +736,14 @@ def draw_effects(config: SimulationConfig | None = None, *, seed: int) -> TrueEf
 
     Examples
     --------
-    >>> eff = draw_effects(SCENARIOS["null"], seed=1)
+    >>> eff = draw_effects(SCENARIOS["null"], rng=1)
     >>> eff.theta.shape
     (14, 5)
     """
     cfg = SimulationConfig() if config is None else config
     if not isinstance(cfg, SimulationConfig):
         raise TypeError(f"config must be a SimulationConfig; got {type(cfg).__name__}")
-    seed = _check_seed(seed)
+    seed = root_seed(rng)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0,)))
     nm, nh, C = cfg.n_models, cfg.n_human_raters, len(CAPABILITIES)
     P = nm + nh
@@ -2001,7 +1997,7 @@ def _check_compatible(cfg: SimulationConfig, eff: TrueEffects) -> None:
 def simulate_documents(
     config: SimulationConfig | None = None,
     *,
-    seed: int,
+    rng: RNGLike,
     effects: TrueEffects | None = None,
 ) -> SimulatedDocuments:
     """Simulate a complete release in memory.
@@ -2010,8 +2006,9 @@ def simulate_documents(
     ----------
     config : SimulationConfig, optional
         Defaults to ``effects.config`` when ``effects`` is given, else the paper-like scenario.
-    seed : int
-        Non-negative seed; the same seed (and config) gives identical documents.
+    rng : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed (:func:`attunestats._rng.root_seed`); the same int (and config) gives identical
+        documents.
     effects : TrueEffects, optional
         Population effects to reuse (skills, drift, participants, diagnosis, topics, original
         models, raters); only conversations are drawn anew. Use it to draw a very large release
@@ -2035,11 +2032,11 @@ def simulate_documents(
 
     Examples
     --------
-    >>> docs = simulate_documents(SimulationConfig(n_conversations=5), seed=3)
+    >>> docs = simulate_documents(SimulationConfig(n_conversations=5), rng=3)
     >>> sorted(docs.runs)[:2]
     ['sim-human-1', 'sim-human-2']
     """
-    seed = _check_seed(seed)
+    seed = root_seed(rng)
     if config is not None and not isinstance(config, SimulationConfig):
         raise TypeError(f"config must be a SimulationConfig; got {type(config).__name__}")
     if effects is not None:
@@ -2050,7 +2047,7 @@ def simulate_documents(
         eff = effects
     else:
         cfg = SimulationConfig() if config is None else config
-        eff = draw_effects(cfg, seed=seed)
+        eff = draw_effects(cfg, rng=seed)
     st = _draw_structure(cfg, eff, seed)
     ctx = _Context(cfg, eff, st, seed, cfg.messiness_rates, [], [])
     conversations: dict[str, dict[str, Any]] = {}
@@ -2091,7 +2088,7 @@ def simulate_documents(
 def simulate_release(
     out_dir: str | os.PathLike[str],
     *,
-    seed: int,
+    rng: RNGLike,
     n_conversations: int | None = None,
     n_participants: int | None = None,
     n_topics: int | None = None,
@@ -2108,8 +2105,8 @@ def simulate_release(
     ----------
     out_dir : path
         Directory to create. Refused if it exists and is not empty, unless ``overwrite``.
-    seed : int
-        Non-negative seed; the same seed gives byte-identical files.
+    rng : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed (:func:`attunestats._rng.root_seed`); the same int gives byte-identical files.
     n_conversations, n_participants, n_topics, n_models, n_human_raters : int, optional
         Sizes; ``None`` keeps the value of ``config`` (defaults 200, 11, 50, 11, 3).
     config : SimulationConfig, optional
@@ -2125,7 +2122,7 @@ def simulate_release(
     --------
     >>> import tempfile, pathlib
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "rel"
-    >>> simulate_release(out, seed=1, n_conversations=3).name
+    >>> simulate_release(out, rng=1, n_conversations=3).name
     'rel'
     """
     base = (
@@ -2149,7 +2146,7 @@ def simulate_release(
         raise TypeError(f"unknown simulate_release arguments {unknown}")
     overrides.update(config_overrides)
     cfg = replace(base, **overrides) if overrides else base
-    docs = simulate_documents(cfg, seed=seed, effects=effects)
+    docs = simulate_documents(cfg, rng=rng, effects=effects)
     return docs.write(out_dir, overwrite=overwrite)
 
 

@@ -259,7 +259,7 @@ def line_panels(
 def panas_trajectories(
     frame: pd.DataFrame, *, simulated: bool, width: float = COLUMN_WIDTH
 ) -> Figure:
-    """Pre -> post PANAS totals per diagnosis group (from :func:`attunestats.describe.panas_trajectories`)."""
+    """Pre -> post PANAS totals per diagnosis group (from :func:`attunestats.release.describe.panas_trajectories`)."""
     scales = list(dict.fromkeys(frame["scale"]))
     with style():
         fig, axes = plt.subplots(1, len(scales), figsize=(width, 2.0), sharey=True, squeeze=False)
@@ -409,7 +409,7 @@ def phase_lines(
 ) -> Figure:
     """Early / mid / late means per predictor (lines) with interval bars, one panel per metric.
 
-    ``table`` is the tidy table of :func:`attunestats.dynamics.phase_bootstrap`.
+    ``table`` is the tidy table of :func:`attunestats.inference.dynamics.phase_bootstrap`.
     """
     phases = ["early", "mid", "late"]
     data = table[table["phase"].isin(phases) & table["metric"].isin(list(metrics))]

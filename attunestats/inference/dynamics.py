@@ -6,7 +6,7 @@ conversation's scored turns (the covariate of the simulator and of the hierarchi
 scored turns have no mid phase and are left out of phase comparisons (so every conversation used
 contributes an early and a late turn). Per predictor, a phase value is the mean over conversations
 of the conversation's mean over its turns in that phase; intervals come from the conversation
-bootstrap of :mod:`attunestats.bootstrap`, shared by all predictors, phases and metrics (so
+bootstrap of :mod:`attunestats.inference.bootstrap`, shared by all predictors, phases and metrics (so
 late-minus-early differences are paired).
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from attunestats._rng import RNGLike
-from attunestats.bootstrap import BootstrapResult, mean_statistic, run_bootstrap
+from attunestats.inference.bootstrap import BootstrapResult, mean_statistic, run_bootstrap
 
 PHASES = ("early", "mid", "late")
 DEFAULT_TURN_METRICS = (

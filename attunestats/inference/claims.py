@@ -39,14 +39,14 @@ import numpy as np
 import pandas as pd
 
 from attunestats._rng import RNGLike, child_seed, seed_record
-from attunestats.bootstrap import (
+from attunestats.inference.bootstrap import (
     ResamplingPlan,
     SumStatistic,
     bootstrap_scores,
     confidence_interval,
     run_bootstrap,
 )
-from attunestats.compare import adjust_pvalues, bootstrap_pvalue, compare_models
+from attunestats.inference.compare import adjust_pvalues, bootstrap_pvalue, compare_models
 
 Verdict = Literal["supported", "contradicted", "inconclusive"]
 
@@ -335,10 +335,10 @@ def claim_b(
 ) -> ClaimResult:
     """Claim (b): D(metric) - D(emotion F1) > 0 for the preference and response-quality metrics.
 
-    D is the discrimination index of :mod:`attunestats.compare` (true between-model variance over
+    D is the discrimination index of :mod:`attunestats.inference.compare` (true between-model variance over
     the noise of paired differences), comparable across metrics; each contrast has the conservative
     (Bonferroni-combined noncentral F) interval and p-value of
-    :meth:`~attunestats.compare.ComparisonResult.discrimination_contrast`, Holm-corrected over the
+    :meth:`~attunestats.inference.compare.ComparisonResult.discrimination_contrast`, Holm-corrected over the
     contrasts. "Preference alignment" is pairwise accuracy (the metric of the composite; pass
     ``preference=("avg_pairwise_accuracy", "avg_pairwise_kendall_tau")`` to require tau too) and
     "response-quality judgements" the draft-judge score. Metrics absent from the release (e.g. no
@@ -605,12 +605,12 @@ def early_late_changes(
 ) -> pd.DataFrame:
     """Per conversation: late-turn minus early-turn mean of each outcome, averaged over predictors.
 
-    Phases as in :func:`attunestats.dynamics.turn_phases` (early ``x <= 1/3``, late ``x >= 2/3``;
+    Phases as in :func:`attunestats.inference.dynamics.turn_phases` (early ``x <= 1/3``, late ``x >= 2/3``;
     conversations with fewer than 3 scored turns left out). ``outcomes`` maps a name to
     turn-metric weights (default: behaviour = ``binary_om_accuracy``; affect =
     ``0.5 emotion_f1 + 0.5 emotion_va_score``).
     """
-    from attunestats.dynamics import turn_phases
+    from attunestats.inference.dynamics import turn_phases
 
     if outcomes is None:
         outcomes = {
@@ -650,7 +650,7 @@ def claim_e(
     change = early_late_changes(scores)
     design = scores.design.set_index("conversation_id").loc[change.index].reset_index()
     values = change[["behaviour", "affect"]].to_numpy(dtype=float)
-    from attunestats.bootstrap import mean_statistic
+    from attunestats.inference.bootstrap import mean_statistic
 
     stat = mean_statistic(values, pd.DataFrame({"outcome": ["behaviour", "affect"]}))
     boot = run_bootstrap(stat, design, method="percentile", n_resamples=n_resamples,

@@ -35,9 +35,9 @@ A progress line on stderr (updated in place on a terminal, a line every 5% other
 replicates done, the rate and an estimate of the time left.
 
 Built-in study kinds (:data:`STUDY_KINDS`, see :func:`make_study`): ``coverage`` (bootstrap
-interval coverage against population values, :mod:`attunestats.coverage`), ``mean_coverage``
+interval coverage against population values, :mod:`attunestats.design.coverage`), ``mean_coverage``
 (coverage of the cluster-t interval of a clustered normal mean: a cheap, exactly calibrated study),
-``power_curve`` (simulated power of a clustered contrast, :mod:`attunestats.power`),
+``power_curve`` (simulated power of a clustered contrast, :mod:`attunestats.design.power`),
 ``release_power`` (size and power of the paired bootstrap comparison on full simulated releases),
 and ``recovery`` (hierarchical model recovery: simulate, fit with :mod:`attunestats.hierarchical`,
 compare with the planted truth; :func:`recovery_replicate`).
@@ -342,7 +342,7 @@ def make_study(
     --------
     >>> s = make_study("mean_coverage", {"n_participants": 8}, n_replicates=10, seed=1)
     >>> s.config["n_participants"], s.replicate
-    (8, 'attunestats.studies:mean_coverage_replicate')
+    (8, 'attunestats.design.studies:mean_coverage_replicate')
     """
     if kind not in STUDY_KINDS:
         raise ValueError(f"unknown study kind {kind!r}; registered: {sorted(STUDY_KINDS)}")
@@ -1133,7 +1133,7 @@ def coverage_setup(config: Mapping[str, Any]) -> CoverageContext:
     """Population of the coverage study: effects and population values (deterministic)."""
     from dataclasses import replace
 
-    from attunestats.coverage import population_values
+    from attunestats.design.coverage import population_values
     from attunestats.release.simulate import SCENARIOS, draw_effects
 
     scenario = config["scenario"]
@@ -1143,7 +1143,7 @@ def coverage_setup(config: Mapping[str, Any]) -> CoverageContext:
     overrides = dict(config.get("simulation") or {})
     if overrides:
         sim = replace(sim, **overrides)
-    effects = draw_effects(sim, seed=int(config["effects_seed"]))
+    effects = draw_effects(sim, rng=int(config["effects_seed"]))
     population = population_values(
         effects,
         n_conversations=int(config["population_conversations"]),
@@ -1163,8 +1163,8 @@ def _coverage_metrics(config: Mapping[str, Any]) -> list[str]:
 
 
 def coverage_study_replicate(context: CoverageContext, seed: int) -> pd.DataFrame:
-    """One replicate of the coverage study (:func:`attunestats.coverage.coverage_replicate`)."""
-    from attunestats.coverage import coverage_replicate
+    """One replicate of the coverage study (:func:`attunestats.design.coverage.coverage_replicate`)."""
+    from attunestats.design.coverage import coverage_replicate
 
     config = context.config
     n_conv = config.get("n_conversations")
@@ -1183,7 +1183,7 @@ def coverage_study_replicate(context: CoverageContext, seed: int) -> pd.DataFram
 
 register_study_kind(
     "mean_coverage",
-    "attunestats.studies:mean_coverage_replicate",
+    "attunestats.design.studies:mean_coverage_replicate",
     defaults={
         "n_participants": 10,
         "cluster_size": 5,
@@ -1196,8 +1196,8 @@ register_study_kind(
 )
 register_study_kind(
     "coverage",
-    "attunestats.studies:coverage_study_replicate",
-    setup="attunestats.studies:coverage_setup",
+    "attunestats.design.studies:coverage_study_replicate",
+    setup="attunestats.design.studies:coverage_setup",
     defaults={
         "scenario": "paper",
         "simulation": {"n_conversations": 200, "n_models": 5, "n_human_raters": 1},
@@ -1213,22 +1213,22 @@ register_study_kind(
         "metrics": None,
     },
     description="bootstrap interval coverage of model means and paired differences "
-    "against population values (attunestats.coverage)",
+    "against population values (attunestats.design.coverage)",
 )
 register_study_kind(
     "power_curve",
-    "attunestats.power:power_curve_replicate",
+    "attunestats.design.power:power_curve_replicate",
     defaults=None,
     description="simulated power of a clustered contrast over a grid of sizes "
-    "(attunestats.power.power_curve builds the config)",
+    "(attunestats.design.power.power_curve builds the config)",
 )
 register_study_kind(
     "release_power",
-    "attunestats.power:release_power_replicate",
-    setup="attunestats.power:release_power_setup",
+    "attunestats.design.power:release_power_replicate",
+    setup="attunestats.design.power:release_power_setup",
     defaults=None,
     description="size and power of the paired bootstrap comparison of two predictors on full "
-    "simulated releases (attunestats.power.release_power builds the config)",
+    "simulated releases (attunestats.design.power.release_power builds the config)",
 )
 _RECOVERY_MODELS = {
     "behaviour": "behaviour_model_from_scores",
@@ -1266,7 +1266,7 @@ def recovery_replicate(config: Mapping[str, Any], seed: int) -> pd.DataFrame:
     sim = SCENARIOS[config["scenario"]]
     if config.get("simulation"):
         sim = replace(sim, **config["simulation"])
-    docs = simulate_documents(sim, seed=int(seed))
+    docs = simulate_documents(sim, rng=int(seed))
     scores = score(release_from_documents(docs.conversations, docs.runs, docs.release_info))
     build = getattr(hier, _RECOVERY_MODELS[capability])
     model = build(scores, **dict(config.get("model_options") or {}))
@@ -1287,7 +1287,7 @@ def recovery_replicate(config: Mapping[str, Any], seed: int) -> pd.DataFrame:
 
 register_study_kind(
     "recovery",
-    "attunestats.studies:recovery_replicate",
+    "attunestats.design.studies:recovery_replicate",
     defaults={
         "capability": "behaviour",
         "scenario": "paper",
@@ -1395,7 +1395,7 @@ def study_command(argv: Sequence[str]) -> int:
             by = ["kind"] if "kind" in frame.columns else []
             print(summarise_coverage(frame, by=by).to_string(index=False))
         elif "reject" in frame.columns:
-            from attunestats.power import summarise_power
+            from attunestats.design.power import summarise_power
 
             print(summarise_power(frame).to_string(index=False))
         else:

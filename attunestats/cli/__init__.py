@@ -48,7 +48,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         return 2
     out = simulate_release(
         args.out,
-        seed=args.seed,
+        rng=args.seed,
         config=SCENARIOS[args.scenario],
         overwrite=args.overwrite,
         **overrides,
@@ -104,7 +104,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from attunestats.pipeline import reproduce
+    from attunestats.artifacts.reproduce import reproduce
 
     return reproduce(
         release=args.release,
@@ -116,13 +116,13 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _cmd_power(args: argparse.Namespace) -> int:
-    from attunestats.power import power_command
+    from attunestats.design.power import power_command
 
     return power_command(args.rest)
 
 
 def _cmd_study(args: argparse.Namespace) -> int:
-    from attunestats.studies import study_command
+    from attunestats.design.studies import study_command
 
     return study_command(args.rest)
 

@@ -67,10 +67,10 @@ descriptive companions of alpha.
 Humans vs models
 ----------------
 :func:`humans_vs_models` bootstraps every (predictor, metric) once with
-:func:`attunestats.bootstrap.bootstrap_scores` (shared conversation weights). The mean of the
+:func:`attunestats.inference.bootstrap.bootstrap_scores` (shared conversation weights). The mean of the
 human raters is a linear combination of their labels, so it is evaluated on the same resamples
 (and jackknife values, for BCa) as a contrast: every difference is paired. p-values are the
-bootstrap p-values of :func:`attunestats.compare.bootstrap_pvalue`; the multiplicity correction
+bootstrap p-values of :func:`attunestats.inference.compare.bootstrap_pvalue`; the multiplicity correction
 (``"holm"``, ``"bh"`` or ``"none"``, required) is applied within each family of comparisons.
 
 Everything computed from a simulated release carries ``simulated=True`` (and the figures the
@@ -97,7 +97,7 @@ from attunestats.errors import AttunestatsWarning
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from attunestats.bootstrap import BootstrapResult
+    from attunestats.inference.bootstrap import BootstrapResult
     from attunestats.metrics.score import Scores
     from attunestats.release.model import Release
 
@@ -364,7 +364,7 @@ def _check_resamples(n_resamples: Any, minimum: int = 0) -> int:
 
 
 def _check_correction(correction: Any) -> str:
-    from attunestats.compare import CORRECTIONS
+    from attunestats.inference.compare import CORRECTIONS
 
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {list(CORRECTIONS)}; got {correction!r}")
@@ -1156,7 +1156,7 @@ def rater_vs_participant(
     >>> res = rater_vs_participant(at.load_bundled_release(), n_resamples=500, rng=1)  # doctest: +SKIP
     >>> res.summary[["annotation", "difference", "ci_low", "ci_high"]]               # doctest: +SKIP
     """
-    from attunestats.compare import bootstrap_pvalue
+    from attunestats.inference.compare import bootstrap_pvalue
 
     _check_release(release)
     names = _check_annotations(annotations)
@@ -1390,7 +1390,7 @@ def humans_vs_models(
 ) -> HumansVsModelsResult:
     """Human raters vs models on identical conversations: paired bootstrap differences.
 
-    One cluster bootstrap of the scores (:func:`attunestats.bootstrap.bootstrap_scores`) gives
+    One cluster bootstrap of the scores (:func:`attunestats.inference.bootstrap.bootstrap_scores`) gives
     every predictor's metric in every resample on shared conversation weights. The differences
     (each rater, and the mean of the raters, minus each model and minus the mean of the models)
     are contrasts of those labels, evaluated on the same resamples: paired by construction.
@@ -1414,7 +1414,7 @@ def humans_vs_models(
     mode : str, default "default"
         Run mode compared.
     method, unit, n_resamples, confidence_level, rng
-        Bootstrap options (see :func:`~attunestats.bootstrap.bootstrap_scores`).
+        Bootstrap options (see :func:`~attunestats.inference.bootstrap.bootstrap_scores`).
 
     Returns
     -------
@@ -1427,8 +1427,8 @@ def humans_vs_models(
     >>> res = humans_vs_models(scores, correction="holm", n_resamples=2000, rng=1)  # doctest: +SKIP
     >>> res.summary[["metric", "difference", "ci_low", "ci_high", "share_models_beaten"]]  # doctest: +SKIP
     """
-    from attunestats.bootstrap import BootstrapResult, bootstrap_scores, confidence_interval
-    from attunestats.compare import adjust_pvalues, bootstrap_pvalue
+    from attunestats.inference.bootstrap import BootstrapResult, bootstrap_scores, confidence_interval
+    from attunestats.inference.compare import adjust_pvalues, bootstrap_pvalue
     from attunestats.metrics.registry import METRICS
     from attunestats.metrics.score import Scores
 

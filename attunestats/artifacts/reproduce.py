@@ -89,7 +89,7 @@ class BuildResult:
 
 def default_notebooks_dir() -> Path:
     """``notebooks/`` of the repository checkout (next to the package), or of the current directory."""
-    here = Path(__file__).resolve().parent.parent / "notebooks"
+    here = Path(__file__).resolve().parents[2] / "notebooks"
     return here if here.is_dir() else Path.cwd() / "notebooks"
 
 

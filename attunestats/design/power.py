@@ -37,7 +37,7 @@ Simulation from a clustered normal model (:class:`ContrastModel`, any mean metri
     degrees of freedom; ``within``), exact for this random-intercept model (a participant x
     contrast random slope, not modelled here, would need a cluster-robust variance);
     ``test="bootstrap"`` uses the package's cluster bootstrap instead (``paired`` only: one
-    cluster bootstrap of the mean, two-sided bootstrap p-value of :mod:`attunestats.compare`).
+    cluster bootstrap of the mean, two-sided bootstrap p-value of :mod:`attunestats.inference.compare`).
     Every test here is shift-equivariant with a shift-invariant standard error, so each simulated
     dataset is drawn once under ``effect = 0`` and the power at any effect is read off the same
     datasets (common random numbers): curves are smooth in the effect and the minimum detectable
@@ -48,7 +48,7 @@ Simulation from the release simulator (:func:`release_power`, any registry metri
     skills on one capability are set (from a simulated release's ``truth.json`` through
     :func:`attunestats.release.simulate.truth_from_file`, or given on the logit scale); each
     replicate draws new participants, topics and conversations, scores the release and tests the
-    paired difference with the package's cluster bootstrap (:func:`attunestats.bootstrap.
+    paired difference with the package's cluster bootstrap (:func:`attunestats.inference.bootstrap.
     bootstrap_scores` with ``unit="participant"`` or ``"conversation"``). With equal skills it
     measures the size of the test. It is the slow, assumption-free check of the normal model.
 
@@ -61,7 +61,7 @@ Independence (:func:`independence_power_curve`)
     :func:`attunestats.independence.independence_power` at ``rel(n)`` for every ``n``.
 
 Every simulated quantity is labelled simulated; Monte Carlo intervals (Wilson) accompany every
-simulated power. Simulations run through :mod:`attunestats.studies`, so they can be spread over
+simulated power. Simulations run through :mod:`attunestats.design.studies`, so they can be spread over
 local processes or a Dask cluster and give the same numbers on any executor.
 
 Command line: ``attunestats power analytic|curve|release ...`` (:func:`power_command`).
@@ -824,8 +824,8 @@ def _bootstrap_entries(
     y: np.ndarray, codes: np.ndarray, config: Mapping[str, Any], rng: np.random.Generator
 ) -> list[tuple[float, float, float, float, float]]:
     """Cluster-bootstrap p-values of the paired mean at every effect (same resamples)."""
-    from attunestats.bootstrap import cluster_bootstrap_mean
-    from attunestats.compare import bootstrap_pvalue
+    from attunestats.inference.bootstrap import cluster_bootstrap_mean
+    from attunestats.inference.compare import bootstrap_pvalue
 
     boot = cluster_bootstrap_mean(
         y, codes, method="percentile", n_resamples=int(config.get("n_resamples", 999)), rng=rng
@@ -1070,7 +1070,7 @@ def _with_analytic(
 # power curves (clustered normal model), run as a study
 # --------------------------------------------------------------------------------------------
 def _run(study: Any, out: str | os.PathLike[str] | None, run_options: Mapping[str, Any]) -> Any:
-    from attunestats.studies import read_study, run_study
+    from attunestats.design.studies import read_study, run_study
 
     if out is not None:
         return run_study(study, out, **run_options).to_frame()
@@ -1124,13 +1124,13 @@ def power_curve(
         Keep the simulated datasets in this Parquet study file (resumable); default: a
         temporary file.
     executor, n_workers, scheduler, progress
-        As in :func:`attunestats.studies.run_study`.
+        As in :func:`attunestats.design.studies.run_study`.
 
     Returns
     -------
     PowerResult
     """
-    from attunestats.studies import Study
+    from attunestats.design.studies import Study
 
     if not isinstance(model, ContrastModel):
         raise TypeError(f"model must be a ContrastModel; got {type(model).__name__}")
@@ -1175,7 +1175,7 @@ def power_curve(
         "alternative": alternative,
     }
     study = Study(
-        "attunestats.power:power_curve_replicate", config, n_replicates=n_rep, seed=seed,
+        "attunestats.design.power:power_curve_replicate", config, n_replicates=n_rep, seed=seed,
         name="power_curve",
     )  # fmt: skip
     frame = _run(study, out, {"executor": executor, "n_workers": n_workers,
@@ -1232,8 +1232,8 @@ def release_power_replicate(context: _ReleaseContext, seed: int) -> pd.DataFrame
     import warnings
     from dataclasses import replace
 
-    from attunestats.bootstrap import bootstrap_scores
-    from attunestats.compare import bootstrap_pvalue
+    from attunestats.inference.bootstrap import bootstrap_scores
+    from attunestats.inference.compare import bootstrap_pvalue
     from attunestats.errors import AttunestatsWarning
     from attunestats.metrics.score import score
     from attunestats.release.load import release_from_documents
@@ -1252,7 +1252,7 @@ def release_power_replicate(context: _ReleaseContext, seed: int) -> pd.DataFrame
             participant_weights=None,
         )
         sub = int(np.random.SeedSequence([int(seed), k]).generate_state(1, np.uint64)[0] >> 1)
-        base = draw_effects(cfg, seed=sub)
+        base = draw_effects(cfg, rng=sub)
         for diff in s["logit_differences"]:
             theta = base.theta.copy()
             theta[0] = context.theta[0]
@@ -1261,7 +1261,7 @@ def release_power_replicate(context: _ReleaseContext, seed: int) -> pd.DataFrame
             if diff is not None:
                 theta[1, caps] = theta[0, caps] - float(diff)
             effects = replace(base, theta=theta)
-            docs = simulate_documents(cfg, seed=sub, effects=effects)
+            docs = simulate_documents(cfg, rng=sub, effects=effects)
             scores = score(release_from_documents(docs.conversations, docs.runs, docs.release_info))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", AttunestatsWarning)
@@ -1329,7 +1329,7 @@ def release_power(
     effects, predictors : optional
         Base skills: the rows of ``predictors`` (two names) in ``effects`` (e.g.
         ``truth_from_file("release/truth.json")`` of a simulated release: its planted skills);
-        default: the first two models of ``draw_effects(config, seed=seed)``.
+        default: the first two models of ``draw_effects(config, rng=seed)``.
     unit : {"participant", "conversation"}
         Resampling unit of the bootstrap (two-stage participant plan, or conversations).
     n_simulations : int
@@ -1346,7 +1346,7 @@ def release_power(
     """
     from attunestats.metrics.registry import METRICS
     from attunestats.release.simulate import CAPABILITIES, SimulationConfig, draw_effects
-    from attunestats.studies import Study
+    from attunestats.design.studies import Study
 
     spec = METRICS.get(metric)
     if spec is None or spec.level != "conversation":
@@ -1361,7 +1361,7 @@ def release_power(
     if effects is None:
         if predictors is not None:
             raise ValueError("predictors needs effects (the population they come from)")
-        base = draw_effects(config, seed=int(seed))
+        base = draw_effects(config, rng=int(seed))
         rows = [0, 1]
         if base.kinds[:2] != ("model", "model"):
             raise ValueError("config must have at least 2 models")
@@ -1398,8 +1398,8 @@ def release_power(
         "alpha": alpha,
     }
     study = Study(
-        "attunestats.power:release_power_replicate", study_config, n_replicates=n_simulations,
-        seed=seed, setup="attunestats.power:release_power_setup", name="release_power",
+        "attunestats.design.power:release_power_replicate", study_config, n_replicates=n_simulations,
+        seed=seed, setup="attunestats.design.power:release_power_setup", name="release_power",
     )  # fmt: skip
     frame = _run(study, out, {"executor": executor, "n_workers": n_workers,
                               "scheduler": scheduler, "progress": progress})  # fmt: skip
@@ -1532,7 +1532,7 @@ def independence_power_curve(
     ``true_correlation = 0`` give the size. ``skill_sd``/``noise_sd`` may come from
     :func:`fit_independence_noise`.
     """
-    from attunestats.studies import Study
+    from attunestats.design.studies import Study
 
     alpha = _check_prob("alpha", alpha)
     ns = _as_int_array("n_conversations", n_conversations, 1)
@@ -1553,7 +1553,7 @@ def independence_power_curve(
         "alpha": alpha,
     }
     study = Study(
-        "attunestats.power:independence_power_replicate", config,
+        "attunestats.design.power:independence_power_replicate", config,
         n_replicates=math.ceil(n_simulations / batch), seed=seed, name="independence_power",
     )  # fmt: skip
     frame = _run(study, out, {"executor": executor, "n_workers": n_workers,
@@ -1762,7 +1762,7 @@ def _model_from_args(args: Any) -> ContrastModel:
 
 
 def _cmd_curve(args: Any) -> int:
-    from attunestats.studies import executor_options
+    from attunestats.design.studies import executor_options
 
     model = _model_from_args(args)
     print(f"model: {model.design} contrast {model.label!r} on {model.metric or 'values'}: "
@@ -1790,7 +1790,7 @@ def _cmd_curve(args: Any) -> int:
 
 def _cmd_release(args: Any) -> int:
     from attunestats.release.simulate import SCENARIOS, truth_from_file
-    from attunestats.studies import executor_options
+    from attunestats.design.studies import executor_options
 
     effects = truth_from_file(args.truth) if args.truth else None
     if args.scenario not in SCENARIOS:
@@ -1829,7 +1829,7 @@ def power_command(argv: Sequence[str]) -> int:
     """
     import argparse
 
-    from attunestats.studies import add_executor_arguments
+    from attunestats.design.studies import add_executor_arguments
 
     parser = argparse.ArgumentParser(
         prog="attunestats power", description=power_command.__doc__,

@@ -9,7 +9,7 @@ and combines the chunks exactly (sums of values and of non-null counts for mean 
 confusion counts for pooled metrics). :func:`coverage_replicate` draws one release, bootstraps it
 and says, for every predictor and metric and for every paired difference, whether the interval
 covers the population value. Every replicate is a pure function of its inputs and seed, so a study
-can run them in any order or place (see ``attunestats.studies``).
+can run them in any order or place (see ``attunestats.design.studies``).
 
 Participants: a release drawn from a fixed population reuses its participants, so the conversation
 bootstrap targets the population *of these participants*; the two-stage participant plan targets a
@@ -26,7 +26,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from attunestats.bootstrap import bootstrap_scores
+from attunestats.inference.bootstrap import bootstrap_scores
 from attunestats.release.load import release_from_documents
 from attunestats.release.simulate import (
     SimulationConfig,
@@ -71,7 +71,7 @@ def population_values(
         size = min(chunk_size, n_conversations - k * chunk_size)
         chunk_cfg = replace(config, n_conversations=size)
         chunk_seed = int(np.random.SeedSequence([seed, k]).generate_state(1)[0])
-        scores = _score_documents(simulate_documents(chunk_cfg, seed=chunk_seed, effects=effects))
+        scores = _score_documents(simulate_documents(chunk_cfg, rng=chunk_seed, effects=effects))
         conv = scores.conversation
         if metrics is not None:
             conv = conv[conv["metric"].isin(list(metrics))]
@@ -126,7 +126,7 @@ def coverage_replicate(
         if n_conversations is None
         else replace(effects.config, n_conversations=n_conversations)
     )
-    scores = _score_documents(simulate_documents(config, seed=int(seed), effects=effects))
+    scores = _score_documents(simulate_documents(config, rng=int(seed), effects=effects))
     truth = population.set_index(["predictor", "mode", "metric"])["value"]
     if metrics is None:
         metrics = sorted(set(population["metric"]))
@@ -156,7 +156,7 @@ def coverage_replicate(
             }
         )
     ]
-    from attunestats.bootstrap import confidence_interval
+    from attunestats.inference.bootstrap import confidence_interval
 
     for metric in metrics:
         idx = np.flatnonzero((labels["metric"] == metric).to_numpy())
@@ -197,4 +197,4 @@ def coverage_replicate(
 
 def coverage_population(config: SimulationConfig, *, seed: int) -> TrueEffects:
     """The population (effects) of a coverage study."""
-    return draw_effects(config, seed=seed)
+    return draw_effects(config, rng=seed)

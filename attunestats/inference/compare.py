@@ -1,6 +1,6 @@
 """Paired model comparisons, rank intervals and metric discrimination from one bootstrap.
 
-Everything here reuses the resamples of :func:`attunestats.bootstrap.bootstrap_scores`: all
+Everything here reuses the resamples of :func:`attunestats.inference.bootstrap.bootstrap_scores`: all
 predictors share the conversation weights of each resample, so the difference of two predictors'
 resampled values *is* the resampled paired difference, and ranks recomputed per resample give
 rank intervals. Nothing is resampled twice.
@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from attunestats.bootstrap import BootstrapResult, bootstrap_scores, confidence_interval
+from attunestats.inference.bootstrap import BootstrapResult, bootstrap_scores, confidence_interval
 
 if TYPE_CHECKING:
     from attunestats.metrics.score import Scores
