@@ -30,8 +30,8 @@ def main() -> None:
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
 
-    from attunestats.constants import SIMULATED_LABEL
     from attunestats.artifacts.reproduce import build
+    from attunestats.constants import SIMULATED_LABEL
     from attunestats.release.bundled import bundled_release_path
 
     print(f"[{SIMULATED_LABEL}]")

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from attunestats.errors import AttunestatsWarning
 from attunestats.inference.bootstrap import (
     ResamplingPlan,
     cluster_bootstrap_mean,
@@ -14,7 +15,6 @@ from attunestats.inference.bootstrap import (
     mean_statistic,
     run_bootstrap,
 )
-from attunestats.errors import AttunestatsWarning
 
 
 def _quantile_mc_se(boot_sd: float, q: float, n_resamples: int) -> float:

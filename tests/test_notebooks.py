@@ -6,8 +6,8 @@ import json
 
 import pandas as pd
 
-from attunestats.constants import SIMULATED_LABEL
 from attunestats.artifacts.reproduce import build, default_notebooks_dir, list_notebooks
+from attunestats.constants import SIMULATED_LABEL
 
 
 def test_every_notebook_runs_in_fast_mode_and_labels_simulated_outputs(tmp_path):

@@ -5,5 +5,9 @@ May import: ``attunestats.release``, ``attunestats.metrics``, ``attunestats.agre
 """
 
 from attunestats.baseline.core import *  # noqa: F403  (split into modules by the layout work)
-from attunestats.baseline.core import __all__  # noqa: F401
-from attunestats.baseline.core import HUMAN_MEAN, MODEL_MEAN, _AlphaKernel  # noqa: F401
+from attunestats.baseline.core import (  # noqa: F401
+    HUMAN_MEAN,
+    MODEL_MEAN,
+    __all__,
+    _AlphaKernel,
+)

@@ -1427,7 +1427,11 @@ def humans_vs_models(
     >>> res = humans_vs_models(scores, correction="holm", n_resamples=2000, rng=1)  # doctest: +SKIP
     >>> res.summary[["metric", "difference", "ci_low", "ci_high", "share_models_beaten"]]  # doctest: +SKIP
     """
-    from attunestats.inference.bootstrap import BootstrapResult, bootstrap_scores, confidence_interval
+    from attunestats.inference.bootstrap import (
+        BootstrapResult,
+        bootstrap_scores,
+        confidence_interval,
+    )
     from attunestats.inference.compare import adjust_pvalues, bootstrap_pvalue
     from attunestats.metrics.registry import METRICS
     from attunestats.metrics.score import Scores

@@ -1232,9 +1232,9 @@ def release_power_replicate(context: _ReleaseContext, seed: int) -> pd.DataFrame
     import warnings
     from dataclasses import replace
 
+    from attunestats.errors import AttunestatsWarning
     from attunestats.inference.bootstrap import bootstrap_scores
     from attunestats.inference.compare import bootstrap_pvalue
-    from attunestats.errors import AttunestatsWarning
     from attunestats.metrics.score import score
     from attunestats.release.load import release_from_documents
     from attunestats.release.simulate import draw_effects, simulate_documents
@@ -1344,9 +1344,9 @@ def release_power(
         interval and ``effect``, the mean estimated metric-scale difference (the expected effect
         on the metric at that logit difference), with ``effect_se``.
     """
+    from attunestats.design.studies import Study
     from attunestats.metrics.registry import METRICS
     from attunestats.release.simulate import CAPABILITIES, SimulationConfig, draw_effects
-    from attunestats.design.studies import Study
 
     spec = METRICS.get(metric)
     if spec is None or spec.level != "conversation":
@@ -1789,8 +1789,8 @@ def _cmd_curve(args: Any) -> int:
 
 
 def _cmd_release(args: Any) -> int:
-    from attunestats.release.simulate import SCENARIOS, truth_from_file
     from attunestats.design.studies import executor_options
+    from attunestats.release.simulate import SCENARIOS, truth_from_file
 
     effects = truth_from_file(args.truth) if args.truth else None
     if args.scenario not in SCENARIOS:

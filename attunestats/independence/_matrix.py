@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 
 from attunestats._rng import RNGLike
+from attunestats.constants import SIMULATED_LABEL
+from attunestats.errors import AttunestatsWarning
 from attunestats.inference.bootstrap import (
     METHODS,
     ResamplingPlan,
@@ -20,8 +22,6 @@ from attunestats.inference.bootstrap import (
     run_bootstrap,
     scores_statistic,
 )
-from attunestats.constants import SIMULATED_LABEL
-from attunestats.errors import AttunestatsWarning
 
 if TYPE_CHECKING:
     from attunestats.metrics.score import Scores

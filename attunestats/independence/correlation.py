@@ -11,8 +11,6 @@ import pandas as pd
 from scipy import stats
 
 from attunestats._rng import RNGLike, check_rng, seed_record
-from attunestats.inference.bootstrap import confidence_interval
-from attunestats.inference.compare import CORRECTIONS, adjust_pvalues
 from attunestats.independence._kernels import (
     CORRELATION_METHODS,
     correlation_matrix,
@@ -26,6 +24,8 @@ from attunestats.independence._matrix import (
     check_matrix,
     label_frame,
 )
+from attunestats.inference.bootstrap import confidence_interval
+from attunestats.inference.compare import CORRECTIONS, adjust_pvalues
 
 GLOBAL_STATISTICS = ("sum_sq", "max_abs")
 _TOL = 1e-12  # ties of floating statistics in permutation counts

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from attunestats._rng import RNGLike, check_rng, seed_record
-from attunestats.inference.compare import discrimination_interval
 from attunestats.independence._kernels import (
     corr_from_cov,
     pair_indices,
@@ -25,6 +24,7 @@ from attunestats.independence._matrix import (
     check_matrix,
     label_frame,
 )
+from attunestats.inference.compare import discrimination_interval
 
 _EPS = 1e-12
 

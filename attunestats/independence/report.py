@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from attunestats._rng import RNGLike, check_rng, seed_record
-from attunestats.inference.compare import CORRECTIONS
 from attunestats.independence._matrix import MetricMatrix, capability_matrix, label_frame
 from attunestats.independence.correlation import CorrelationResult, rank_correlations
 from attunestats.independence.latent import LatentResult, latent_correlations
@@ -25,6 +24,7 @@ from attunestats.independence.structure import (
     metric_concordance,
     principal_components,
 )
+from attunestats.inference.compare import CORRECTIONS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -169,8 +169,8 @@ def independence_power(
     """
     from scipy import stats
 
-    from attunestats.inference.compare import adjust_pvalues
     from attunestats.independence.correlation import global_statistic, permutation_pvalue
+    from attunestats.inference.compare import adjust_pvalues
 
     M = check_int("n_models", n_models, 4)
     K = check_int("n_metrics", n_metrics, 2)
