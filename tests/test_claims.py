@@ -67,16 +67,16 @@ def test_claim_e_verdicts_follow_planted_drift(paper_scores):
 
 def test_claim_f_in_the_audit_follows_planted_human_skills():
     yes = _scores(replace(BASE, n_human_raters=3, n_conversations=80), seed=107)
-    res = audit_claims(yes, claims=("f",), n_resamples=400, seed=1)["f"]
+    res = audit_claims(yes, claims=("f",), n_resamples=400, rng=1)["f"]
     assert res.verdict == "supported", res.details
     null = replace(SCENARIOS["null"], n_conversations=80, n_models=6, n_human_raters=3, n_topics=15)
-    res_null = audit_claims(_scores(null, seed=108), claims=("f",), n_resamples=400, seed=1)["f"]
+    res_null = audit_claims(_scores(null, seed=108), claims=("f",), n_resamples=400, rng=1)["f"]
     assert res_null.verdict != "supported", res_null.details
 
 
 def test_audit_collects_claims_with_reproducible_seeds(paper_scores):
-    a = audit_claims(paper_scores, claims=("b", "e"), n_resamples=300, seed=9)
-    b = audit_claims(paper_scores, claims=("b", "e"), n_resamples=300, seed=9)
+    a = audit_claims(paper_scores, claims=("b", "e"), n_resamples=300, rng=9)
+    b = audit_claims(paper_scores, claims=("b", "e"), n_resamples=300, rng=9)
     frame = a.to_frame()
     assert list(frame["claim"]) == ["b", "e"]
     assert frame.equals(b.to_frame())
@@ -121,7 +121,7 @@ def test_claim_g_verdicts_follow_planted_sign():
 
 def test_audit_says_not_testable_instead_of_failing(paper_scores):
     # no human raters in this release: claim (f) cannot be tested, the audit says so
-    audit = audit_claims(paper_scores, claims=("f",), n_resamples=100, seed=1)
+    audit = audit_claims(paper_scores, claims=("f",), n_resamples=100, rng=1)
     assert audit["f"].verdict == "inconclusive" and audit["f"].rule.startswith("not testable")
 
 
@@ -159,7 +159,7 @@ def test_claim_d_verdicts_follow_planted_hardest_topic():
 def test_claim_d_refuses_a_failed_fit_and_says_why(paper_scores):
     from attunestats.inference.claims import claim_d
 
-    res = audit_claims(paper_scores, claims=("d",), seed=1,
+    res = audit_claims(paper_scores, claims=("d",), rng=1,
                        d=dict(draws=20, tune=20, chains=2))["d"]  # fmt: skip
     assert res.verdict == "inconclusive" and "diagnostics failed" in res.effect
     assert "bulk ESS" in res.rule and not res.details["passed"].iloc[0]

@@ -64,6 +64,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng, seed_record
 from attunestats.agreement._input import (
     DEFAULT_COLUMNS,
@@ -93,8 +94,8 @@ METHODS = ("units", "hayes-krippendorff")
 _BLOCK = 256
 
 
-@dataclass(frozen=True)
-class AlphaResult:
+@dataclass(frozen=True, repr=False)
+class AlphaResult(ResultMixin):
     """Krippendorff's alpha with its bootstrap interval.
 
     Attributes
@@ -132,6 +133,8 @@ class AlphaResult:
     bootstrap_distribution : ndarray
         Alpha in each resample, in resample order.
     """
+
+    _title = "Krippendorff's alpha"
 
     statistic: float
     confidence_interval: ConfidenceInterval

@@ -21,14 +21,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from attunestats._results import ResultMixin
 from attunestats.agreement._input import DEFAULT_COLUMNS, _check_ratings
 from attunestats.errors import AttunestatsWarning
 
 __all__ = ["KendallWResult", "kendall_w"]
 
 
-@dataclass(frozen=True)
-class KendallWResult:
+@dataclass(frozen=True, repr=False)
+class KendallWResult(ResultMixin):
     """Kendall's W with Friedman's chi-square test.
 
     Attributes
@@ -46,6 +47,8 @@ class KendallWResult:
         without ties).
     n_units, n_raters, n_units_dropped : int
     """
+
+    _title = "Kendall's coefficient of concordance W"
 
     statistic: float
     chi2: float

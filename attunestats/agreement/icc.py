@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from attunestats._results import ResultMixin
 from attunestats.agreement._input import DEFAULT_COLUMNS, _check_ratings, _check_unit_interval
 from attunestats.agreement._results import ConfidenceInterval
 from attunestats.errors import AttunestatsWarning
@@ -49,8 +50,8 @@ _DESCRIPTIONS = (
 )
 
 
-@dataclass(frozen=True)
-class ICCResult:
+@dataclass(frozen=True, repr=False)
+class ICCResult(ResultMixin):
     """All six intraclass correlations with F tests and intervals.
 
     Array attributes have one entry per form, in the order of :data:`ICC_FORMS`.
@@ -72,6 +73,8 @@ class ICCResult:
     mean_squares : dict
         ``MSR``, ``MSC``, ``MSE``, ``MSW``.
     """
+
+    _title = "Intraclass correlation"
 
     forms: tuple[str, ...]
     statistic: np.ndarray

@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from attunestats._results import ResultMixin
 from attunestats.agreement._input import (
     DEFAULT_COLUMNS,
     _check_choice,
@@ -173,8 +174,8 @@ def _scores(ratings_domain: np.ndarray, numeric: bool) -> np.ndarray:
 # Cohen
 
 
-@dataclass(frozen=True)
-class CohenKappaResult:
+@dataclass(frozen=True, repr=False)
+class CohenKappaResult(ResultMixin):
     """Cohen's kappa (weighted or not) with asymptotic standard errors.
 
     Attributes
@@ -202,6 +203,8 @@ class CohenKappaResult:
     weight_matrix : ndarray
         Agreement weights used.
     """
+
+    _title = "Cohen's kappa"
 
     statistic: float
     standard_error: float
@@ -426,8 +429,8 @@ def _unit_category_counts(
     return r, categories, scores
 
 
-@dataclass(frozen=True)
-class FleissKappaResult:
+@dataclass(frozen=True, repr=False)
+class FleissKappaResult(ResultMixin):
     """Fleiss' kappa (generalised to missing ratings) with two standard errors.
 
     Attributes
@@ -447,6 +450,8 @@ class FleissKappaResult:
         "fleiss" (chance agreement from the category proportions) or "randolph" (free
         marginals, ``p_e = 1/q``).
     """
+
+    _title = "Fleiss' kappa"
 
     statistic: float
     standard_error: float
@@ -602,8 +607,8 @@ def fleiss_kappa(
     )
 
 
-@dataclass(frozen=True)
-class GwetResult:
+@dataclass(frozen=True, repr=False)
+class GwetResult(ResultMixin):
     """Gwet's AC1 (unweighted) or AC2 (weighted) agreement coefficient.
 
     Attributes
@@ -618,6 +623,8 @@ class GwetResult:
     coefficient : str
         "AC1" or "AC2".
     """
+
+    _title = "Gwet's AC1 / AC2"
 
     statistic: float
     standard_error: float

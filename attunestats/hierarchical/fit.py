@@ -33,6 +33,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng, seed_record
 from attunestats.errors import AttunestatsWarning, DiagnosticsError
 from attunestats.hierarchical.model import HierarchicalModel
@@ -71,8 +72,8 @@ def nutpie_available() -> bool:
     return importlib.util.find_spec("nutpie") is not None
 
 
-@dataclass(frozen=True, eq=False)
-class FitResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class FitResult(ResultMixin):
     """A fitted hierarchical model and its diagnostics.
 
     Attributes
@@ -107,6 +108,8 @@ class FitResult:
     from_result_cache : bool
         Whether the whole fit was loaded from ``fit(cache_dir=...)`` (times are the original's).
     """
+
+    _title = "Hierarchical model fit"
 
     model: HierarchicalModel
     idata: Any = field(repr=False)

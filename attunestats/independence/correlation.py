@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng, seed_record
 from attunestats.independence._kernels import (
     CORRELATION_METHODS,
@@ -94,8 +95,8 @@ class GlobalTest:
         return label_frame(frame, self.simulated)
 
 
-@dataclass(frozen=True)
-class CorrelationResult:
+@dataclass(frozen=True, repr=False)
+class CorrelationResult(ResultMixin):
     """Correlations between every pair of metrics across models.
 
     Attributes
@@ -112,6 +113,8 @@ class CorrelationResult:
         K x K tables labelled by capability.
     bootstrap_distribution : numpy.ndarray, shape (B, K, K)
     """
+
+    _title = "Rank correlations between metrics across predictors"
 
     pairs: pd.DataFrame
     global_test: GlobalTest

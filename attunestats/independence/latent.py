@@ -35,6 +35,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng, seed_record
 from attunestats.errors import AttunestatsWarning, DiagnosticsError
 from attunestats.independence._kernels import pair_indices
@@ -187,8 +188,8 @@ def diagnose(posterior: dict[str, np.ndarray], diverging: np.ndarray, *, rhat_li
     )
 
 
-@dataclass(frozen=True)
-class LatentResult:
+@dataclass(frozen=True, repr=False)
+class LatentResult(ResultMixin):
     """Posterior of the correlations of true skills between metrics.
 
     Attributes
@@ -204,6 +205,8 @@ class LatentResult:
         Posterior draws of the correlation matrix (joint model). For ``joint=False`` each
         off-diagonal entry comes from its own pairwise fit, so a draw is not a joint matrix.
     """
+
+    _title = "Latent correlations of true scores (Bayesian)"
 
     pairs: pd.DataFrame
     diagnostics: Diagnostics

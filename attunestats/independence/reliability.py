@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng, seed_record
 from attunestats.independence._kernels import (
     corr_from_cov,
@@ -78,8 +79,8 @@ def model_noise_covariances(distribution: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # Reliability
 # --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ReliabilityResult:
+@dataclass(frozen=True, repr=False)
+class ReliabilityResult(ResultMixin):
     """Reliability of each metric's ranking of the models.
 
     Attributes
@@ -93,6 +94,8 @@ class ReliabilityResult:
         as :func:`attunestats.inference.compare.discrimination_interval`: ``rel = D / (1 + D)``),
         ``between_variance`` ``S_kk``, ``noise_variance`` ``N_kk``, ``n_models``, ``n_splits``.
     """
+
+    _title = "Reliability of each metric's ranking of predictors"
 
     table: pd.DataFrame
     n_splits: int
@@ -226,8 +229,8 @@ def reliability(
 # --------------------------------------------------------------------------------------------
 # Noise-corrected correlations
 # --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class NoiseCorrectedResult:
+@dataclass(frozen=True, repr=False)
+class NoiseCorrectedResult(ResultMixin):
     """Correlations of the models' true scores between metrics (noise removed).
 
     Attributes
@@ -247,6 +250,8 @@ class NoiseCorrectedResult:
     between_cov, noise_cov : numpy.ndarray
         ``S`` and ``N`` (K x K), oriented scale.
     """
+
+    _title = "Noise-corrected (disattenuated) correlations"
 
     pairs: pd.DataFrame
     confidence_level: float

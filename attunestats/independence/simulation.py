@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng
 from attunestats.independence._kernels import correlation_matrix, pair_indices, permuted_stack
 from attunestats.independence._matrix import check_int, check_level, label_frame
@@ -122,14 +123,16 @@ def simulate_metric_values(
     return SimulatedValues(values, true_means, R, noise_sd, rel)
 
 
-@dataclass(frozen=True)
-class PowerResult:
+@dataclass(frozen=True, repr=False)
+class PowerResult(ResultMixin):
     """Rejection rates of the independence tests over simulated benchmarks.
 
     ``table`` has one row per true correlation: ``reject_global`` (global permutation test),
     ``reject_pair`` (share of metric pairs whose exact Kendall test rejects, unadjusted),
     ``reject_any_pair_holm`` (any pair after Holm), each with its Monte Carlo standard error.
     """
+
+    _title = "Power of the independence tests (simulated)"
 
     table: pd.DataFrame
     alpha: float

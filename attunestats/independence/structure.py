@@ -9,6 +9,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng, seed_record
 from attunestats.independence._kernels import (
     correlation_matrix,
@@ -34,8 +35,8 @@ def _interval(values: np.ndarray, level: float) -> tuple[float, float]:
         return (float(np.nanquantile(values, alpha)), float(np.nanquantile(values, 1 - alpha)))
 
 
-@dataclass(frozen=True)
-class ConcordanceResult:
+@dataclass(frozen=True, repr=False)
+class ConcordanceResult(ResultMixin):
     """Kendall's W of the metrics (as raters) ranking the models (as units).
 
     ``W`` near 1: every metric ranks the models alike (one general skill); near 0: no common
@@ -45,6 +46,8 @@ class ConcordanceResult:
     :func:`attunestats.agreement.kendall_w`). W only sees *agreement*: metrics that rank the
     models in opposite orders lower it, so check the correlation table for negative pairs.
     """
+
+    _title = "Concordance of predictor rankings across metrics"
 
     statistic: float
     chi2: float
@@ -128,8 +131,8 @@ def metric_concordance(
     )
 
 
-@dataclass(frozen=True)
-class ComponentsResult:
+@dataclass(frozen=True, repr=False)
+class ComponentsResult(ResultMixin):
     """Principal components of the standardised model x metric matrix.
 
     Attributes
@@ -145,6 +148,8 @@ class ComponentsResult:
     ci_low, ci_high : float
         Percentile interval of the first share over the conversation resamples.
     """
+
+    _title = "Principal components of the metric matrix"
 
     explained: np.ndarray
     loadings: pd.DataFrame

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
+from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng, seed_record
 from attunestats.inference._intervals import (  # noqa: F401  (re-exported)
     METHODS,
@@ -197,8 +198,8 @@ def _group_indices(design: pd.DataFrame, column: str) -> list[np.ndarray]:
 # --------------------------------------------------------------------------------------------
 # Results
 # --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class BootstrapResult:
+@dataclass(frozen=True, repr=False)
+class BootstrapResult(ResultMixin):
     """Bootstrap estimates, intervals and distributions of many statistics at once.
 
     Attributes
@@ -219,6 +220,8 @@ class BootstrapResult:
     conversation_ids : tuple of str
         Conversation order of the columns of ``weights``.
     """
+
+    _title = "Cluster bootstrap of benchmark scores"
 
     labels: pd.DataFrame
     estimate: np.ndarray

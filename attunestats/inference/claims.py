@@ -38,7 +38,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from attunestats._rng import RNGLike, child_seed, seed_record
+from attunestats._results import ResultMixin
+from attunestats._rng import RNGLike, child_seed, root_seed, seed_record
 from attunestats.inference.bootstrap import (
     ResamplingPlan,
     SumStatistic,
@@ -67,9 +68,11 @@ CLAIMS = {
 }
 
 
-@dataclass(frozen=True)
-class ClaimResult:
+@dataclass(frozen=True, repr=False)
+class ClaimResult(ResultMixin):
     """One claim tested: effect, interval, corrected p-value or posterior probability, verdict."""
+
+    _title = "Claim of the paper, tested"
 
     claim: str
     statement: str
@@ -97,9 +100,11 @@ class ClaimResult:
         return pd.DataFrame([row])
 
 
-@dataclass(frozen=True)
-class ClaimsAudit:
+@dataclass(frozen=True, repr=False)
+class ClaimsAudit(ResultMixin):
     """Every claim tested on one release."""
+
+    _title = "Audit of the paper's claims"
 
     results: tuple[ClaimResult, ...]
 
@@ -741,10 +746,16 @@ def audit_claims(
     claims: Sequence[str] = ("a", "b", "c", "d", "e", "f", "g"),
     n_resamples: int = 2000,
     confidence_level: float = 0.95,
-    seed: int = 0,
+    rng: RNGLike = 0,
     **options: Any,
 ) -> ClaimsAudit:
-    """Test each claim in ``claims`` on ``scores``; each gets its own child seed of ``seed``."""
+    """Test each claim in ``claims`` on ``scores``; each gets its own child seed of ``rng``.
+
+    ``rng`` is the root seed (an int, or anything :func:`attunestats._rng.root_seed` accepts);
+    claim ``c`` uses ``child_seed(root, "claim-c")``, so one claim tested alone gives the same
+    numbers as in the full audit.
+    """
+    seed = root_seed(rng)
     functions = {"a": claim_a, "b": claim_b, "c": claim_c, "d": claim_d, "e": claim_e, "f": claim_f,
                  "g": claim_g}  # fmt: skip
     unknown = [c for c in claims if c not in functions]
@@ -753,15 +764,15 @@ def audit_claims(
     results = []
     for c in claims:
         kwargs = dict(options.get(c, {}))
-        rng = child_seed(seed, f"claim-{c}")
+        claim_rng = child_seed(seed, f"claim-{c}")
         try:
             results.append(functions[c](scores, n_resamples=n_resamples, confidence_level=confidence_level,
-                                        rng=rng, **kwargs))  # fmt: skip
+                                        rng=claim_rng, **kwargs))  # fmt: skip
         except ValueError as exc:  # the release lacks what the claim needs: say so, do not guess
             results.append(ClaimResult(
                 claim=c, statement=CLAIMS[c], effect="not testable on this release", estimate=np.nan,
                 ci_low=np.nan, ci_high=np.nan, pvalue=None, posterior_probability=None,
                 verdict="inconclusive", rule=f"not testable: {exc}", method="",
-                confidence_level=confidence_level, simulated=_simulated(scores), seed=rng,
+                confidence_level=confidence_level, simulated=_simulated(scores), seed=claim_rng,
             ))  # fmt: skip
     return ClaimsAudit(tuple(results))

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
+from attunestats._results import ResultMixin
 from attunestats.inference.bootstrap import BootstrapResult, bootstrap_scores, confidence_interval
 
 if TYPE_CHECKING:
@@ -107,8 +108,8 @@ def bootstrap_pvalue(distribution: np.ndarray, estimate: np.ndarray) -> np.ndarr
 # --------------------------------------------------------------------------------------------
 # Result
 # --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ComparisonResult:
+@dataclass(frozen=True, repr=False)
+class ComparisonResult(ResultMixin):
     """Paired differences, rank intervals and discrimination of predictors, per metric.
 
     Attributes
@@ -127,6 +128,8 @@ class ComparisonResult:
         ``ci_low``/``ci_high`` (noncentral F), ``noise_variance``, ``between_variance``,
         ``df_noise``.
     """
+
+    _title = "Paired comparisons of predictors"
 
     pairs: pd.DataFrame
     ranks: pd.DataFrame
