@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from attunestats.cli.power import power_command
 from attunestats.design.power import (
     ContrastModel,
     analytic_mde,
@@ -23,7 +24,6 @@ from attunestats.design.power import (
     fit_contrast,
     fit_contrast_values,
     plot_power_curves,
-    power_command,
     power_curve,
     reliability_at,
 )

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from attunestats.cli.study import study_command
 from attunestats.design.studies import (
     STUDY_KINDS,
     Study,
@@ -29,7 +30,6 @@ from attunestats.design.studies import (
     read_study,
     replicate_seed,
     run_study,
-    study_command,
     summarise_coverage,
 )
 

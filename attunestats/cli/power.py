@@ -1,0 +1,289 @@
+"""``attunestats power analytic|curve|release ...``: power and minimum detectable effects.
+
+The statistics live in :mod:`attunestats.design.power`; this module parses the arguments, prints
+the tables and draws the figures (:func:`attunestats.report.figures.save_figure`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from attunestats.cli._common import release_dir
+from attunestats.cli.study import add_executor_arguments, executor_options
+
+_POWER_HELP = """\
+attunestats power analytic  --effect D --sd S [--icc R] --conversations N.. [--participants P..]
+attunestats power curve     [--release DIR] --metric M (--predictors A B | --diagnosis G |
+                            --topic T)  or  --effect D --sd S --icc R [--design paired]
+                            --conversations N.. [--participants P..] [--simulations 1000]
+attunestats power release   --metric M --conversations N.. --participants P..
+                            --logit-differences L.. [--scenario paper | --truth FILE]
+Simulations accept --executor serial|processes|dask, --workers W, --scheduler ADDRESS.
+"""
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def _add_test_args(p: Any) -> None:
+    from attunestats.design.power import ALTERNATIVES
+
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided")
+    p.add_argument("--power", type=float, default=0.8, help="target power for the MDE")
+
+
+def _add_model_args(p: Any, *, required: bool) -> None:
+    from attunestats.design.power import DESIGNS
+
+    p.add_argument("--effect", type=float, nargs="+", required=required,
+                   help="effect(s) on the metric scale")  # fmt: skip
+    p.add_argument("--sd", type=float, required=required,
+                   help="sd of a conversation-level value")  # fmt: skip
+    p.add_argument("--icc", type=float, default=None, help="intraclass correlation (default 0)")
+    p.add_argument("--cv", type=float, default=None, help="cv of conversations per participant")
+    p.add_argument("--design", choices=DESIGNS, default=None)
+    p.add_argument("--allocation", type=float, default=None,
+                   help="share of participants (between) or conversations (within) in group")  # fmt: skip
+
+
+def _print_table(frame: pd.DataFrame, out_csv: str | None) -> None:
+    """Print a table for reading (4 significant digits, display only); optionally write CSV."""
+    if frame.attrs.get("label"):
+        print(f"*** {frame.attrs['label']} ***")
+    print(frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    if out_csv:
+        frame.to_csv(out_csv, index=False)
+        print(f"wrote {out_csv}")
+
+
+def _safe_mde(sd: float, n: int, p: int | None, power: float, **opts: Any) -> float:
+    """:func:`~attunestats.design.power.analytic_mde`, NaN when it is not reachable."""
+    from attunestats.design.power import analytic_mde
+
+    try:
+        return analytic_mde(sd=sd, n_conversations=n, n_participants=p, power=power, **opts)
+    except ValueError:
+        return math.nan
+
+
+def _cmd_analytic(args: Any) -> int:
+    import pandas as pd
+
+    from attunestats.design.power import analytic_power, design_effect
+
+    ns = args.conversations
+    ps = args.participants or [None]
+    rows = []
+    for n in ns:
+        for p in ps:
+            if p is not None and n < p:
+                continue
+            opts = {
+                "icc": args.icc or 0.0, "cv": args.cv or 0.0, "design": args.design or "paired",
+                "allocation": args.allocation or 0.5, "alpha": args.alpha,
+                "alternative": args.alternative,
+            }  # fmt: skip
+            m = n / p if p else 1.0
+            for d in args.effect:
+                row = {"n_conversations": n, "n_participants": -1 if p is None else p,
+                       "effect": d}  # fmt: skip
+                if not p:
+                    row["design_effect"] = 1.0
+                elif opts["design"] == "within":
+                    row["design_effect"] = (1.0 - opts["icc"]) * n / (n - p) if n > p else math.nan
+                else:
+                    row["design_effect"] = design_effect(m, opts["icc"], cv=opts["cv"])
+                for method in ("z", "t"):
+                    row[f"power_{method}"] = analytic_power(
+                        d, sd=args.sd, n_conversations=n, n_participants=p, method=method, **opts
+                    )
+                    row[f"mde_{method}"] = _safe_mde(args.sd, n, p, args.power, method=method,
+                                                     **opts)  # fmt: skip
+                rows.append(row)
+    frame = pd.DataFrame(rows)
+    print(f"analytic power ({args.design or 'paired'}, alpha {args.alpha}, {args.alternative}); "
+          f"mde at power {args.power}")  # fmt: skip
+    _print_table(frame, args.out_csv)
+    return 0
+
+
+def _model_from_args(args: Any) -> Any:
+    from attunestats.design.power import ContrastModel, fit_contrast
+
+    if args.effect is not None or args.sd is not None:
+        if args.effect is None or args.sd is None:
+            raise ValueError("give both --effect and --sd (or a release and --metric)")
+        return ContrastModel(
+            design=args.design or "paired", effect=float(args.effect[0]), sd=args.sd,
+            icc=args.icc or 0.0, allocation=args.allocation or 0.5, cluster_cv=args.cv or 0.0,
+            label="specified",
+        )  # fmt: skip
+    if not args.metric:
+        raise ValueError("give --metric with a contrast, or --effect and --sd")
+    from attunestats.metrics.score import score
+    from attunestats.release.load import load_release
+
+    release = load_release(release_dir(args.release))
+    scores = score(release)
+    model = fit_contrast(
+        scores, metric=args.metric, predictors=args.predictors, diagnosis=args.diagnosis,
+        reference=args.reference, topic=args.topic, predictor=args.predictor,
+    )  # fmt: skip
+    overrides = {k: getattr(args, k) for k in ("icc", "allocation") if getattr(args, k) is not None}
+    if args.cv is not None:
+        overrides["cluster_cv"] = args.cv
+    if args.design is not None and args.design != model.design:
+        raise ValueError(f"--design {args.design} contradicts the contrast ({model.design})")
+    return ContrastModel(**{**model.to_dict(), **overrides}) if overrides else model
+
+
+def _cmd_curve(args: Any) -> int:
+    from attunestats.design.power import plot_power_curves, power_curve
+
+    model = _model_from_args(args)
+    print(f"model: {model.design} contrast {model.label!r} on {model.metric or 'values'}: "
+          f"effect {model.effect:.4g}, sd {model.sd:.4g}, icc {model.icc:.3g}, "
+          f"cluster cv {model.cluster_cv:.3g}")  # fmt: skip
+    effects = args.effect if (args.effect and len(args.effect) > 1) else args.effects
+    result = power_curve(
+        model, n_conversations=args.conversations, n_participants=args.participants,
+        effects=effects, n_simulations=args.simulations, alpha=args.alpha,
+        alternative=args.alternative, test=args.test, seed=args.seed, out=args.study,
+        **executor_options(args),
+    )  # fmt: skip
+    _print_table(result.to_frame(), args.out_csv)
+    if args.test == "cluster_t" and args.alternative != "less":
+        print(f"minimum detectable effect at power {args.power}:")
+        _print_table(result.minimum_detectable_effect(args.power), None)
+    if args.figure:
+        from attunestats.report.figures import save_figure
+
+        fig = plot_power_curves(result.to_frame(), simulated=True, target=args.power)
+        for path in save_figure(fig, "power_curves", args.figure):
+            print(f"wrote {path}")
+    return 0
+
+
+def _cmd_release(args: Any) -> int:
+    from attunestats.design.power import plot_power_curves, release_power
+    from attunestats.release.simulate import SCENARIOS, truth_from_file
+
+    effects = truth_from_file(args.truth) if args.truth else None
+    if args.scenario not in SCENARIOS:
+        raise ValueError(f"unknown scenario {args.scenario!r}; choose from {sorted(SCENARIOS)}")
+    config = None if effects is not None else SCENARIOS[args.scenario]
+    result = release_power(
+        config, metric=args.metric, n_conversations=args.conversations,
+        n_participants=args.participants,
+        logit_differences=(
+            args.logit_differences
+            if args.logit_differences is not None or effects is not None
+            else [0.0]
+        ),
+        effects=effects, predictors=args.predictors, unit=args.unit,
+        n_simulations=args.simulations, n_resamples=args.resamples, alpha=args.alpha,
+        seed=args.seed, out=args.study, **executor_options(args),
+    )  # fmt: skip
+    _print_table(result.to_frame(), args.out_csv)
+    if args.figure:
+        from attunestats.report.figures import save_figure
+
+        frame = result.to_frame().assign(effect=lambda f: f["logit_difference"])
+        fig = plot_power_curves(frame, simulated=True, target=args.power)
+        for path in save_figure(fig, "release_power_curves", args.figure):
+            print(f"wrote {path}")
+    return 0
+
+
+def power_command(argv: Sequence[str]) -> int:
+    """``attunestats power analytic|curve|release ...``; returns the exit code.
+
+    ``analytic``: design-effect (z) and cluster-level t power and MDE over a grid.
+    ``curve``: simulated power (and MDE) of a clustered contrast, fitted from a release
+    (default: the bundled simulated release) or specified, with a figure (``--figure DIR``).
+    ``release``: size/power of the paired bootstrap comparison on full simulated releases.
+    """
+    from attunestats.design.power import TESTS
+
+    parser = argparse.ArgumentParser(
+        prog="attunestats power", description=power_command.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_POWER_HELP,
+    )  # fmt: skip
+    sub = parser.add_subparsers(dest="action", required=True)
+
+    p = sub.add_parser("analytic", help="analytic power and MDE (design effect / noncentral t)")
+    _add_model_args(p, required=True)
+    p.add_argument("--conversations", type=int, nargs="+", required=True)
+    p.add_argument("--participants", type=int, nargs="+", default=None)
+    _add_test_args(p)
+    p.add_argument("--out-csv", default=None)
+
+    p = sub.add_parser("curve", help="simulated power curve of a clustered contrast")
+    p.add_argument("--release", default=None, help="release folder (default: bundled, simulated)")
+    p.add_argument("--metric", default=None)
+    p.add_argument("--predictors", nargs=2, default=None, metavar=("A", "B"))
+    p.add_argument("--diagnosis", default=None)
+    p.add_argument("--reference", default="none")
+    p.add_argument("--topic", default=None)
+    p.add_argument("--predictor", default=None, help="predictor for diagnosis/topic contrasts")
+    _add_model_args(p, required=False)
+    p.add_argument("--effects", type=float, nargs="+", default=None,
+                   help="effects at which to report power (default: the fitted effect)")  # fmt: skip
+    p.add_argument("--conversations", type=int, nargs="+", required=True)
+    p.add_argument("--participants", type=int, nargs="+", default=None)
+    p.add_argument("--simulations", type=int, default=1000)
+    p.add_argument("--test", choices=TESTS, default="cluster_t")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--study", default=None, help="keep the simulations in this .parquet file")
+    p.add_argument("--figure", default=None, help="write figures/power_curves.{png,pdf} here")
+    p.add_argument("--out-csv", default=None)
+    _add_test_args(p)
+    add_executor_arguments(p)
+
+    p = sub.add_parser("release", help="size/power of paired comparisons on simulated releases")
+    p.add_argument("--metric", required=True)
+    p.add_argument("--conversations", type=int, nargs="+", required=True)
+    p.add_argument("--participants", type=int, nargs="+", required=True)
+    p.add_argument("--logit-differences", type=float, nargs="+", default=None,
+                   help="skill differences on the metric's capability (default: 0, the size; "
+                   "with --truth: the planted difference)")  # fmt: skip
+    p.add_argument("--scenario", default="paper")
+    p.add_argument("--truth", default=None, help="truth.json of a simulated release")
+    p.add_argument("--predictors", nargs=2, default=None, metavar=("A", "B"))
+    p.add_argument("--unit", choices=("participant", "conversation"), default="participant")
+    p.add_argument("--simulations", type=int, default=200)
+    p.add_argument("--resamples", type=int, default=499)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--study", default=None, help="keep the simulations in this .parquet file")
+    p.add_argument("--figure", default=None)
+    p.add_argument("--out-csv", default=None)
+    _add_test_args(p)
+    add_executor_arguments(p)
+
+    args = parser.parse_args(list(argv))
+    try:
+        if args.action == "analytic":
+            return _cmd_analytic(args)
+        if args.action == "curve":
+            return _cmd_curve(args)
+        return _cmd_release(args)
+    except (ValueError, TypeError, ImportError, OSError) as err:
+        print(f"attunestats power: error: {err}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    return power_command(args.rest)
+
+
+def register(sub: Any) -> None:
+    """Add ``power`` (which parses its own arguments) to the subparsers ``sub``."""
+    p = sub.add_parser("power", help="power and minimum detectable effects (attunestats power --help)",
+                       add_help=False)  # fmt: skip
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=_run)
