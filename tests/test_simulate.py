@@ -34,6 +34,8 @@ from attunestats.release.simulate import (
     simulate_release,
     truth_from_file,
 )
+from attunestats.release.simulate import config as sim_config
+from attunestats.release.simulate import documents as sim_documents
 
 Z_MAX = 4.5
 
@@ -212,7 +214,7 @@ def test_conversation_ids_follow_sample200():
 
 def test_write_is_atomic_on_failure(tmp_path, monkeypatch):
     docs = simulate_documents(SimulationConfig(n_conversations=3), rng=2)
-    real = sim._write_bytes
+    real = sim_documents._write_bytes
     calls = {"n": 0}
 
     def failing(path, data):
@@ -221,19 +223,19 @@ def test_write_is_atomic_on_failure(tmp_path, monkeypatch):
             raise OSError("disk full (simulated)")
         real(path, data)
 
-    monkeypatch.setattr(sim, "_write_bytes", failing)
+    monkeypatch.setattr(sim_documents, "_write_bytes", failing)
     with pytest.raises(OSError, match="disk full"):
         docs.write(tmp_path / "rel")
     assert calls["n"] == 11
     assert list(tmp_path.iterdir()) == []  # no release, no temporary directory
 
     # a failed overwrite keeps the previous release intact
-    monkeypatch.setattr(sim, "_write_bytes", real)
+    monkeypatch.setattr(sim_documents, "_write_bytes", real)
     out = docs.write(tmp_path / "rel")
     before = _read_tree(out)
     other = simulate_documents(SimulationConfig(n_conversations=3), rng=3)
     calls["n"] = 0
-    monkeypatch.setattr(sim, "_write_bytes", failing)
+    monkeypatch.setattr(sim_documents, "_write_bytes", failing)
     with pytest.raises(OSError, match="disk full"):
         other.write(out, overwrite=True)
     assert _read_tree(out) == before
@@ -378,7 +380,7 @@ def _check_run(run, conv, pred, fname):
         assert set(rt) == _RUN_TURN_KEYS
         gt = gt_turns[rt["turnNumber"]]
         qids = {bj["questionId"] for bj in gt["annotations"]["binaryJudgements"]}
-        for field in sim._TASK_FIELDS + ("em_draft_binary_assessment",):
+        for field in sim_config._TASK_FIELDS + ("em_draft_binary_assessment",):
             assert set(rt[field]) <= qids
             assert all(v in ("yes", "no", "na") for v in rt[field].values())
         comps = gt["annotations"]["pairwiseComparisons"]
@@ -541,7 +543,7 @@ def _behaviour_units(docs):
             tn = turn["turnNumber"]
             for bj in turn["annotations"]["binaryJudgements"]:
                 ref_om, ref_h = gt_references(bj)
-                for ti, (task, field) in enumerate(zip(sim.BINARY_TASKS, sim._TASK_FIELDS)):
+                for ti, (task, field) in enumerate(zip(sim.BINARY_TASKS, sim_config._TASK_FIELDS)):
                     ref = (ref_om, ref_h)[ti % 2]
                     if ref not in ("yes", "no"):
                         continue
@@ -919,7 +921,9 @@ def test_config_rejects_bad_values(kwargs, match):
 def test_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match="rng must be a non-negative integer seed; got -1"):
         simulate_documents(rng=-1)
-    with pytest.raises(TypeError, match="rng must be None, an int, a numpy SeedSequence or Generator; got float"):
+    with pytest.raises(
+        TypeError, match="rng must be None, an int, a numpy SeedSequence or Generator; got float"
+    ):
         draw_effects(rng=1.5)
     with pytest.raises(TypeError, match="config must be a SimulationConfig"):
         simulate_documents({"n_models": 2}, rng=1)

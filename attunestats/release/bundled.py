@@ -33,15 +33,19 @@ def cache_root() -> Path:
 
 
 def _simulator_fingerprint() -> str:
+    """Hash of the package version and every file of the simulator package (names and bytes)."""
     from attunestats import __version__
 
-    here = Path(__file__).parent
+    package = Path(__file__).parent / "simulate"
     digest = hashlib.sha256(__version__.encode())
-    for name in sorted(p.name for p in here.glob("_sim*.py")) + ["simulate.py"]:
-        path = here / name
-        if path.exists():
-            digest.update(name.encode())
-            digest.update(path.read_bytes())
+    files = sorted(
+        p
+        for p in package.rglob("*")
+        if p.is_file() and "__pycache__" not in p.relative_to(package).parts
+    )
+    for path in files:
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
 
