@@ -34,7 +34,9 @@ def topics_table(release: Release) -> pd.DataFrame:
         n_participants=("participant_id", "nunique"),
         n_turns=("n_turns", "sum"),
     )
-    return out.sort_values(["n_conversations", "n_turns"], ascending=False, kind="stable").reset_index()
+    return out.sort_values(
+        ["n_conversations", "n_turns"], ascending=False, kind="stable"
+    ).reset_index()
 
 
 def diagnosis_table(release: Release) -> pd.DataFrame:
@@ -71,7 +73,9 @@ def panas_trajectories(release: Release, *, confidence_level: float = 0.95) -> p
                 n = x.size
                 mean = float(x.mean()) if n else np.nan
                 if n > 1:
-                    half = stats.t.ppf(0.5 + confidence_level / 2, n - 1) * x.std(ddof=1) / np.sqrt(n)
+                    half = (
+                        stats.t.ppf(0.5 + confidence_level / 2, n - 1) * x.std(ddof=1) / np.sqrt(n)
+                    )
                 else:
                     half = np.nan
                 rows.append((group, scale, time, n, mean, mean - half, mean + half))

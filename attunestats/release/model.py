@@ -28,6 +28,8 @@ from typing import Any
 
 import pandas as pd
 
+from attunestats._results import ResultMixin
+
 _PRED_KEY = {"predictor": "str", "mode": "str", "conversation_id": "str"}
 _FOUR_BRANCH_COLUMNS = {
     "fb_perceiving": "float64",
@@ -277,7 +279,11 @@ COLUMN_DOCS: Mapping[str, Mapping[str, str]] = MappingProxyType(
             "duration_seconds": "duration_seconds",
         },
         "pred_panas_items": {"item": "PANAS item", "value": "predicted post item rating (rounded)"},
-        "pred_survey_choices": {"question": "q1_looking_for | q3_follow_up", "position": "", "value": ""},
+        "pred_survey_choices": {
+            "question": "q1_looking_for | q3_follow_up",
+            "position": "",
+            "value": "",
+        },
         "pred_turns": {
             "turn": "turnNumber",
             "drafted_response": "em_drafted_response",
@@ -346,9 +352,12 @@ def coerce_table(name: str, df: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-@dataclass(frozen=True)
-class LoadReport:
+@dataclass(frozen=True, repr=False)
+class LoadReport(ResultMixin):
     """Everything the loader normalised, clamped, derived or dropped.
+
+    A result (:mod:`attunestats._results`): ``to_frame()`` is one row per event, ``summary()``
+    the number of events per rule.
 
     Attributes
     ----------
@@ -358,7 +367,19 @@ class LoadReport:
         dropped).
     """
 
+    _title = "Load report"
+
     events: pd.DataFrame
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per event (a copy of :attr:`events`)."""
+        return self.events.copy()
+
+    def _summary_parts(self) -> tuple[str, dict[str, str], pd.DataFrame, list[str]]:
+        n_files = int(self.events["file"].nunique()) if len(self.events) else 0
+        meta = {"Events": str(len(self.events)), "Files": str(n_files)}
+        notes = ["one row per event (file, JSON path, rule, value read, value kept): to_frame()"]
+        return self._title, meta, self.counts(), notes
 
     def counts(self) -> pd.DataFrame:
         """Number of events per rule, with the rule's description, most frequent first."""
