@@ -1,98 +1,78 @@
-"""Paired model comparisons, rank intervals and metric discrimination from one bootstrap.
+"""Paired comparisons of predictors, rank confidence sets and metric discrimination.
 
-Everything here reuses the resamples of :func:`attunestats.inference.bootstrap.bootstrap_scores`: all
-predictors share the conversation weights of each resample, so the difference of two predictors'
-resampled values *is* the resampled paired difference, and ranks recomputed per resample give
-rank intervals. Nothing is resampled twice.
+The default estimand is the population of participants (:mod:`attunestats.inference.participants`):
+``compare_models(scores, correction=...)`` runs the participant jackknife and compares every pair
+of predictors on every metric with t tests on ``P - 1`` degrees of freedom. Passing a
+:class:`~attunestats.inference.bootstrap.BootstrapResult` instead gives the *conditional* analysis
+(these participants, conversations resampled), labelled as such in every row.
 
 Multiplicity
 ------------
 Every comparison table states its correction; there is no default. ``correction`` is one of
-``"holm"`` (Holm 1979, family-wise error), ``"bh"`` (Benjamini & Hochberg 1995, false discovery
-rate) or ``"none"``; the family is all predictor pairs of one metric (``family="metric"``) or of
-all metrics together (``family="all"``).
+``"maxt"``, ``"holm"``, ``"bonferroni"``, ``"bh"`` or ``"none"``
+(:mod:`attunestats.inference.multiplicity`); the family is all predictor pairs of one metric
+(``family="metric"``) or of all metrics together (``family="all"``). The reported intervals are
+adjusted the same way as the tests: simultaneous for ``"maxt"`` and ``"bonferroni"``, compatible
+with the adjusted test for ``"holm"`` and ``"bh"``, so an interval excludes 0 exactly when the
+adjusted p-value is below ``1 - confidence_level``.
 
-Bootstrap p-values
-------------------
-Two-sided, from the bootstrap distribution shifted to the null (Hall & Wilson 1991):
-``p = (1 + #{|d*_b - d| >= |d|}) / (B + 1)`` where ``d`` is the observed difference.
+Effect sizes
+------------
+Each pair carries the difference in the metric's own units, the same in composite points (the
+composite moves by ``difference * composite_points_per_unit(metric)``; NaN for metrics that do not
+enter the composite) and a standardized effect: the difference over the participant-level SD of
+the paired difference (``d_z`` for a balanced mean), each with an interval at the row's level.
+
+Ranks
+-----
+Marginal and simultaneous rank confidence sets (:mod:`attunestats.inference.ranks`).
 
 Discrimination (claim (b) of the paper)
 ---------------------------------------
 For a metric with predictor estimates ``t_1..t_M`` the between-model variance is
-``s2 = var(t, ddof=1)`` and the noise is ``N = mean over pairs of Var*(t_i - t_j) / 2`` (bootstrap
-variance of paired differences, so the pairing of predictors is accounted for). The observed
-signal-to-noise index ``sni = s2 / N`` is about 1 when the predictors do not really differ. The
-reported discrimination ``D`` is the *true* between-model variance over ``N``: its estimate is
-``sni - 1`` (``s2`` overestimates the true variance by about ``N``), and its interval inverts the
-noncentral F distribution of ``sni`` (``(M-1) sni`` is noncentral chi-square with ``M-1`` degrees
-of freedom and noncentrality ``(M-1) D`` when the estimates are normal with exchangeable noise; the
-noise itself is estimated from ``n_units - 1`` degrees of freedom, hence F; Steiger & Fouladi
-1997). Checked by simulation in tests/test_compare.py (the basic and BCa bootstrap intervals of
-``sni`` undercover badly here, which is why they are not used). ``D`` is scale-free, so metrics can
-be compared: :meth:`ComparisonResult.discrimination_contrast` gives ``D_a - D_b`` with a
-conservative interval (the two ``1 - alpha/2`` intervals combined, Bonferroni) and the matching
-p-value. ``share_distinguishable`` is the share of predictor pairs whose corrected test rejects at
-``1 - confidence_level``.
+``s2 = var(t, ddof=1)`` and the noise is ``N = mean over pairs of Var(t_i - t_j) / 2`` (the
+variance of paired differences under the chosen estimand). The observed signal-to-noise index
+``sni = s2 / N`` is about 1 when the predictors do not really differ. The reported
+discrimination ``D`` is the *true* between-model variance over ``N``: its estimate is ``sni - 1``,
+and its interval inverts the noncentral F distribution of ``sni`` (``(M-1) sni`` is noncentral
+chi-square with ``M-1`` df and noncentrality ``(M-1) D`` under normal estimates with exchangeable
+noise; the noise is estimated on ``df_noise`` degrees of freedom (participants - 1, or
+conversations - 1 for the conditional analysis), hence F; Steiger and Fouladi 1997).
+:meth:`ComparisonResult.discrimination_contrast` gives ``D_a - D_b`` with a conservative
+interval (the two ``1 - alpha/2`` intervals combined, Bonferroni) and the matching p-value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from attunestats._results import ResultMixin
-from attunestats.inference.bootstrap import BootstrapResult, bootstrap_scores, confidence_interval
+from attunestats._rng import RNGLike, check_rng, seed_record
+from attunestats.inference.bootstrap import BootstrapResult
+from attunestats.inference.contrasts import (
+    ContrastFamily,
+    adjust_family,
+    bootstrap_family,
+    joint_abs_t,
+    participant_family,
+    standardized_effect,
+)
+from attunestats.inference.multiplicity import (  # noqa: F401  (re-exported)
+    CORRECTIONS,
+    Correction,
+    adjust_pvalues,
+    check_correction,
+)
+from attunestats.inference.participants import ESTIMANDS, ScoreInference, infer_scores
+from attunestats.inference.ranks import pair_weights, rank_sets
 
 if TYPE_CHECKING:
     from attunestats.metrics.score import Scores
-
-CORRECTIONS = ("holm", "bh", "none")
-Correction = Literal["holm", "bh", "none"]
-
-
-# --------------------------------------------------------------------------------------------
-# Multiplicity
-# --------------------------------------------------------------------------------------------
-def adjust_pvalues(pvalues: Sequence[float] | np.ndarray, *, method: Correction) -> np.ndarray:
-    """Adjusted p-values: Holm step-down, Benjamini-Hochberg step-up, or unchanged.
-
-    NaN p-values stay NaN and do not count in the family size.
-
-    Examples
-    --------
-    >>> adjust_pvalues([0.01, 0.04, 0.03], method="holm").round(3).tolist()
-    [0.03, 0.06, 0.06]
-    """
-    if method not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}; got {method!r}")
-    p = np.asarray(pvalues, dtype=float)
-    if p.ndim != 1:
-        raise ValueError(f"pvalues must be 1-d; got shape {p.shape}")
-    if np.any((p < 0) | (p > 1)):
-        raise ValueError("pvalues must lie in [0, 1]")
-    out = np.full_like(p, np.nan)
-    ok = ~np.isnan(p)
-    q = p[ok]
-    m = q.size
-    if m == 0 or method == "none":
-        out[ok] = q
-        return out
-    order = np.argsort(q, kind="stable")
-    sorted_p = q[order]
-    if method == "holm":
-        adj = np.maximum.accumulate((m - np.arange(m)) * sorted_p)
-    else:  # bh
-        adj = np.minimum.accumulate((m / np.arange(m, 0, -1)) * sorted_p[::-1])[::-1]
-    adjusted = np.empty(m)
-    adjusted[order] = np.minimum(adj, 1.0)
-    out[ok] = adjusted
-    return out
 
 
 def bootstrap_pvalue(distribution: np.ndarray, estimate: np.ndarray) -> np.ndarray:
@@ -110,18 +90,21 @@ def bootstrap_pvalue(distribution: np.ndarray, estimate: np.ndarray) -> np.ndarr
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True, repr=False)
 class ComparisonResult(ResultMixin):
-    """Paired differences, rank intervals and discrimination of predictors, per metric.
+    """Paired differences, rank confidence sets and discrimination of predictors, per metric.
 
     Attributes
     ----------
     pairs : pandas.DataFrame
-        One row per metric and predictor pair (a, b): ``difference`` = a - b, ``ci_low``,
-        ``ci_high``, ``standard_error``, ``pvalue``, ``pvalue_adjusted``, ``significant`` and the
-        settings (``correction``, ``family``, ``method``, ``confidence_level``, ``n_resamples``,
-        ``unit``, ``seed``).
+        One row per metric and predictor pair (a, b): ``difference`` = a - b with ``ci_low``,
+        ``ci_high`` (adjusted like the tests: column ``interval``), ``standard_error``, ``df``,
+        ``pvalue`` (unadjusted), ``pvalue_adjusted``, ``significant``, the effect sizes
+        (``composite_points`` with its interval, ``standardized_effect`` with its interval) and
+        the settings (``correction``, ``family``, ``method``, ``estimand``, ``confidence_level``,
+        ``n_units``, ``unit``).
     ranks : pandas.DataFrame
-        One row per metric and predictor: ``estimate``, ``rank`` (1 = best), ``rank_ci_low``,
-        ``rank_ci_high``, ``p_rank1``.
+        One row per metric and predictor: ``estimate``, ``rank`` (1 = best), the marginal rank
+        set ``rank_ci_low``-``rank_ci_high`` and the simultaneous one
+        ``rank_sim_low``-``rank_sim_high``.
     discrimination : pandas.DataFrame
         One row per metric: ``n_predictors``, ``n_pairs``, ``n_distinguishable``,
         ``share_distinguishable``, ``sni`` (observed), ``discrimination`` (D = sni - 1) with
@@ -129,27 +112,72 @@ class ComparisonResult(ResultMixin):
         ``df_noise``.
     """
 
-    _title = "Paired comparisons of predictors"
-
     pairs: pd.DataFrame
     ranks: pd.DataFrame
     discrimination: pd.DataFrame
     correction: str
     family: str
     confidence_level: float
-    boot: BootstrapResult = field(repr=False)
+    method: str
+    estimand: str
+    simulated: bool = False
+    seed: int | str | None = None
+    source: Any = field(repr=False, default=None)
+
+    _title = "Paired comparisons of predictors"
+    _summary_columns = (
+        "metric", "predictor_a", "predictor_b", "difference", "ci_low", "ci_high", "pvalue",
+        "pvalue_adjusted", "composite_points", "standardized_effect",
+    )  # fmt: skip
+
+    @property
+    def boot(self) -> Any:
+        """The inference the comparisons were computed from (ScoreInference or BootstrapResult)."""
+        return self.source
 
     def to_frame(self) -> pd.DataFrame:
         """The pairwise comparison table."""
         return self.pairs.copy()
+
+    def _summary_meta(self) -> dict[str, str]:
+        meta = super()._summary_meta()
+        meta["Family"] = (
+            "all predictor pairs of each metric" if self.family == "metric"
+            else "all predictor pairs of all metrics together"
+        )  # fmt: skip
+        if not self.pairs.empty:
+            meta["Intervals"] = str(self.pairs["interval"].iloc[0])
+            meta["Units"] = f"{int(self.pairs['n_units'].iloc[0])} {self.pairs['unit'].iloc[0]}"
+        return meta
+
+    def pair(self, a: str, b: str, metric: str | None = None) -> pd.DataFrame:
+        """The comparison of predictors ``a`` and ``b`` (a - b), on one metric or all.
+
+        Rows stored as (b, a) are flipped so the difference is always ``a - b``.
+        """
+        rows = self.pairs
+        known = set(rows["predictor_a"]) | set(rows["predictor_b"])
+        for name in (a, b):
+            if name not in known:
+                raise KeyError(f"predictor {name!r} is not in this comparison; have {sorted(known)}")
+        if metric is not None and metric not in set(rows["metric"]):
+            raise KeyError(f"metric {metric!r} is not in this comparison")
+        sel = rows[(rows["predictor_a"] == a) & (rows["predictor_b"] == b)]
+        flip = rows[(rows["predictor_a"] == b) & (rows["predictor_b"] == a)].copy()
+        if not flip.empty:
+            flip = _flip(flip)
+        out = pd.concat([sel, flip], ignore_index=True)
+        if metric is not None:
+            out = out[out["metric"] == metric].reset_index(drop=True)
+        return out
 
     def discrimination_contrast(self, metric_a: str, metric_b: str) -> dict[str, Any]:
         """D(metric_a) - D(metric_b) with a conservative interval and p-value.
 
         The interval combines the two noncentral-F intervals at level ``1 - alpha/2`` each
         (Bonferroni), so it covers with probability at least ``1 - alpha``; the p-value is the
-        smallest ``alpha`` at which that interval excludes 0. Positive values mean ``metric_a``
-        separates the predictors more than ``metric_b``.
+        smallest ``alpha`` at which that interval excludes 0 (so interval and p-value agree).
+        Positive values mean ``metric_a`` separates the predictors more than ``metric_b``.
         """
         disc = self.discrimination.set_index("metric")
         for m in (metric_a, metric_b):
@@ -180,8 +208,26 @@ class ComparisonResult(ResultMixin):
             "pvalue": float(pvalue),
             "confidence_level": self.confidence_level,
             "method": "noncentral F intervals combined (Bonferroni)",
-            "simulated": self.boot.simulated,
+            "estimand": self.estimand,
+            "simulated": self.simulated,
         }
+
+
+_FLIP_SWAP = (("predictor_a", "predictor_b"), ("mode_a", "mode_b"), ("estimate_a", "estimate_b"))
+_FLIP_NEGATE = ("difference", "composite_points", "standardized_effect")
+_FLIP_BOUNDS = (("ci_low", "ci_high"), ("composite_points_low", "composite_points_high"),
+                ("standardized_effect_low", "standardized_effect_high"))  # fmt: skip
+
+
+def _flip(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.copy()
+    for x, y in _FLIP_SWAP:
+        out[x], out[y] = frame[y].to_numpy(), frame[x].to_numpy()
+    for c in _FLIP_NEGATE:
+        out[c] = -frame[c]
+    for lo, hi in _FLIP_BOUNDS:
+        out[lo], out[hi] = -frame[hi].to_numpy(), -frame[lo].to_numpy()
+    return out
 
 
 def discrimination_interval(
@@ -233,71 +279,87 @@ def _interval_pvalue(interval: Any) -> float:
 # --------------------------------------------------------------------------------------------
 # Main entry
 # --------------------------------------------------------------------------------------------
-def _check_correction(correction: Any, family: Any) -> None:
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}; got {correction!r}")
+def _check_family(family: Any) -> None:
     if family not in ("metric", "all"):
         raise ValueError(f"family must be 'metric' or 'all'; got {family!r}")
 
 
 def _higher_is_better(metric: str) -> bool:
-    try:
-        from attunestats.metrics.registry import METRICS
-    except ImportError:  # pragma: no cover - registry always present in the package
-        return True
+    from attunestats.metrics.registry import METRICS
+
     spec = METRICS.get(metric)
     hib = getattr(spec, "higher_is_better", True) if spec is not None else True
     return True if hib is None else bool(hib)
 
 
+def _source_of(data: Any, metrics: Sequence[str] | None, options: dict[str, Any]) -> Any:
+    if isinstance(data, ScoreInference | BootstrapResult):
+        if options:
+            raise TypeError(
+                f"options {sorted(options)} given, but data is already an inference result; "
+                "pass Scores to compute it here"
+            )
+        return data
+    return infer_scores(data, metrics=metrics, **options)
+
+
 def compare_models(
-    data: BootstrapResult | Scores,
+    data: ScoreInference | BootstrapResult | Scores,
     *,
     correction: Correction,
     family: Literal["metric", "all"] = "metric",
     metrics: Sequence[str] | None = None,
     confidence_level: float | None = None,
-    **bootstrap_kwargs: Any,
+    n_draws: int = 10_000,
+    rng: RNGLike = 0,
+    **infer_options: Any,
 ) -> ComparisonResult:
-    """Paired differences for every pair of predictors, rank intervals and discrimination.
+    """Paired differences for every pair of predictors, rank confidence sets and discrimination.
 
     Parameters
     ----------
-    data : BootstrapResult or Scores
-        A bootstrap of scores (its resamples are reused), or scores to bootstrap with
-        ``bootstrap_kwargs`` (``unit``, ``strata``, ``method``, ``n_resamples``, ``rng``, ...).
-    correction : {"holm", "bh", "none"}
-        Multiplicity correction; required, echoed in every row.
+    data : Scores, ScoreInference or BootstrapResult
+        Scores (participant-level inference is run here, with ``infer_options`` such as
+        ``method`` or ``strata``), a :func:`~attunestats.inference.participants.infer_scores`
+        result (population of participants), or a conversation bootstrap (the conditional
+        analysis, these participants only).
+    correction : {"maxt", "holm", "bonferroni", "bh", "none"}
+        Multiplicity correction of tests *and* intervals; required, echoed in every row.
     family : {"metric", "all"}
         Family of the correction: the pairs of one metric, or all pairs of all metrics.
     metrics : sequence of str, optional
-        Metrics to compare (default: all in the bootstrap).
+        Metrics to compare (default: all in the inference).
     confidence_level : float, optional
-        Interval level and ``1 - alpha`` of the tests (default: the bootstrap's).
+        Interval level and ``1 - alpha`` of the tests (default: the inference's).
+    n_draws : int
+        Draws of the joint null law for ``"maxt"`` and the rank sets.
+    rng : int, Generator or None
+        Seed of those draws (results are reproducible for an int).
 
     Returns
     -------
     ComparisonResult
+
+    Examples
+    --------
+    >>> import attunestats as at
+    >>> scores = at.score(at.load_bundled_release())                       # doctest: +SKIP
+    >>> cmp = at.compare_models(scores, correction="maxt")                  # doctest: +SKIP
+    >>> cmp.pair("sim-model-01", "sim-model-02", metric="composite_score")  # doctest: +SKIP
     """
-    _check_correction(correction, family)
-    if isinstance(data, BootstrapResult):
-        if bootstrap_kwargs:
-            raise TypeError(
-                f"bootstrap options {sorted(bootstrap_kwargs)} given, but data is already a "
-                "BootstrapResult; pass Scores to bootstrap here"
-            )
-        boot = data
-    else:
-        boot = bootstrap_scores(
-            data, metrics=metrics, confidence_level=confidence_level or 0.95, **bootstrap_kwargs
-        )
-    level = boot.confidence_level if confidence_level is None else float(confidence_level)
+    check_correction(correction)
+    _check_family(family)
+    if isinstance(n_draws, bool) or not isinstance(n_draws, int | np.integer) or n_draws < 100:
+        raise ValueError(f"n_draws must be an integer >= 100; got {n_draws!r}")
+    source = _source_of(data, metrics, dict(infer_options))
+    level = source.confidence_level if confidence_level is None else float(confidence_level)
     if not 0 < level < 1:
         raise ValueError(f"confidence_level must be in (0, 1); got {confidence_level!r}")
-    labels = boot.labels
+    generator = check_rng(rng)
+    labels = source.labels
     for col in ("predictor", "metric"):
         if col not in labels.columns:
-            raise ValueError(f"the bootstrap labels lack column {col!r}; bootstrap scores first")
+            raise ValueError(f"the inference labels lack column {col!r}; score first")
     if "mode" not in labels.columns:
         labels = labels.assign(mode="default")
     all_metrics = list(dict.fromkeys(labels["metric"]))
@@ -305,122 +367,74 @@ def compare_models(
         metrics = all_metrics
     missing = [m for m in metrics if m not in all_metrics]
     if missing:
-        raise ValueError(f"metrics {missing} are not in the bootstrap; have {all_metrics}")
+        raise ValueError(f"metrics {missing} are not in the inference; have {all_metrics}")
 
-    settings = {
-        "correction": correction,
-        "family": family,
-        "method": boot.method,
-        "confidence_level": level,
-        "n_resamples": boot.n_resamples,
-        "unit": boot.plan.unit,
-        "seed": boot.seed,
-        "simulated": boot.simulated,
-    }
-    pair_frames, rank_frames, disc_rows = [], [], []
-    alpha = 1.0 - level
+    participants = isinstance(source, ScoreInference)
+    family_of = (
+        (lambda w: participant_family(source, w)) if participants
+        else (lambda w: bootstrap_family(source, w))
+    )  # fmt: skip
+    if participants:
+        method = {"jackknife": "participant jackknife, t tests", "cr2": "CR2, Satterthwaite t"}[
+            source.method
+        ]
+        estimand = ESTIMANDS["participants"]
+    else:
+        method = f"conversation bootstrap ({source.plan.describe()}), studentized symmetric"
+        estimand = ESTIMANDS["these-participants"] if source.plan.unit == "conversation" else (
+            ESTIMANDS["participants"]
+        )  # fmt: skip
+    n_labels = len(labels)
+
+    # -- one family of pair differences per metric -------------------------------------------
+    blocks = []
     for metric in metrics:
         idx = np.flatnonzero((labels["metric"] == metric).to_numpy())
-        sub = labels.iloc[idx]
-        est = boot.estimate[idx]
-        dist = boot.bootstrap_distribution[:, idx]
-        jack = (
-            boot.jackknife_distribution[:, idx] if boot.jackknife_distribution is not None else None
-        )
-        n_pred = len(idx)
-        pairs = list(combinations(range(n_pred), 2))
-        if pairs:
-            ia = np.array([a for a, _ in pairs])
-            ib = np.array([b for _, b in pairs])
-            d_est = est[ia] - est[ib]
-            d_dist = dist[:, ia] - dist[:, ib]
-            d_jack = jack[:, ia] - jack[:, ib] if jack is not None else None
-            lo, hi, degenerate = confidence_interval(
-                d_dist, d_est, method=boot.method, confidence_level=level, jackknife=d_jack
-            )
-            with np.errstate(invalid="ignore"):
-                se = np.nanstd(d_dist, axis=0, ddof=1)
-            frame = pd.DataFrame(
-                {
-                    "metric": metric,
-                    "predictor_a": sub["predictor"].to_numpy()[ia],
-                    "mode_a": sub["mode"].to_numpy()[ia],
-                    "predictor_b": sub["predictor"].to_numpy()[ib],
-                    "mode_b": sub["mode"].to_numpy()[ib],
-                    "estimate_a": est[ia],
-                    "estimate_b": est[ib],
-                    "difference": d_est,
-                    "ci_low": lo,
-                    "ci_high": hi,
-                    "standard_error": se,
-                    "pvalue": bootstrap_pvalue(d_dist, d_est),
-                    "interval_method": np.where(degenerate, "percentile", boot.method),
-                }
-            )
-            pair_frames.append(frame)
-            noise = np.nanmean(np.nanvar(d_dist, axis=0, ddof=1)) / 2.0
-        else:
-            noise = np.nan
-
-        # ranks per resample (1 = best)
-        sign = -1.0 if _higher_is_better(metric) else 1.0
-        ranks_b = _rank_rows(sign * dist)
-        rank_hat = _rank_rows(sign * est[None, :])[0]
-        rank_frames.append(
-            pd.DataFrame(
-                {
-                    "metric": metric,
-                    "predictor": sub["predictor"].to_numpy(),
-                    "mode": sub["mode"].to_numpy(),
-                    "estimate": est,
-                    "rank": rank_hat,
-                    "rank_ci_low": np.nanquantile(ranks_b, alpha / 2, axis=0, method="lower"),
-                    "rank_ci_high": np.nanquantile(ranks_b, 1 - alpha / 2, axis=0, method="higher"),
-                    "p_rank1": np.nanmean(ranks_b == 1, axis=0),
-                }
-            )
-        )
-
-        # discrimination
-        between = float(np.var(est, ddof=1)) if n_pred > 1 else np.nan
-        df_noise = boot.n_units - 1
-        if n_pred > 1 and noise > 0:
-            sni = between / noise
-            d_low, d_high = discrimination_interval(sni, n_pred, df_noise, level)
-        else:
-            sni, d_low, d_high = np.nan, np.nan, np.nan
-        disc_rows.append(
-            {
-                "metric": metric,
-                "n_predictors": n_pred,
-                "n_pairs": len(pairs),
-                "between_variance": between,
-                "noise_variance": noise,
-                "df_noise": df_noise,
-                "sni": sni,
-                "discrimination": sni - 1.0,
-                "ci_low": d_low,
-                "ci_high": d_high,
-            }
-        )
-
-    pairs_df = pd.concat(pair_frames, ignore_index=True) if pair_frames else pd.DataFrame()
-    if not pairs_df.empty:
+        w, pairs = pair_weights(n_labels, idx)
+        fam = family_of(w) if pairs else None
+        abs_t = joint_abs_t(fam, n_draws=n_draws, rng=generator) if pairs else None
+        blocks.append((metric, idx, pairs, fam, abs_t))
+    with_pairs = [blk for blk in blocks if blk[2]]
+    frames = []
+    if with_pairs:
         if family == "all":
-            pairs_df["pvalue_adjusted"] = adjust_pvalues(
-                pairs_df["pvalue"].to_numpy(), method=correction
-            )
+            fam_all = ContrastFamily.concat([blk[3] for blk in with_pairs])
+            adj_all = adjust_family(fam_all, correction=correction, confidence_level=level,
+                                    n_draws=n_draws, rng=generator)  # fmt: skip
+            offsets = np.cumsum([0] + [len(blk[2]) for blk in with_pairs])
+            adjusted = [_slice_adjusted(adj_all, offsets[i], offsets[i + 1])
+                        for i in range(len(with_pairs))]  # fmt: skip
         else:
-            pairs_df["pvalue_adjusted"] = np.nan
-            for _, rows in pairs_df.groupby("metric", sort=False).groups.items():
-                pairs_df.loc[rows, "pvalue_adjusted"] = adjust_pvalues(
-                    pairs_df.loc[rows, "pvalue"].to_numpy(), method=correction
-                )
+            adjusted = [adjust_family(blk[3], correction=correction, confidence_level=level,
+                                      abs_t=blk[4]) for blk in with_pairs]  # fmt: skip
+        for (metric, idx, pairs, fam, _), adj in zip(with_pairs, adjusted, strict=True):
+            frames.append(_pair_frame(labels, source.estimate, metric, idx, pairs, fam, adj))
+    pairs_df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    alpha = 1.0 - level
+    if not pairs_df.empty:
         pairs_df["significant"] = pairs_df["pvalue_adjusted"] < alpha
+        settings = {"correction": correction, "family": family, "method": method,
+                    "estimand": "participants" if participants or source.plan.unit == "participant"
+                    else "these-participants", "confidence_level": level,
+                    "simulated": bool(source.simulated)}  # fmt: skip
         for key, value in settings.items():
-            pairs_df[key] = (
-                pd.Series([value] * len(pairs_df), dtype=object) if key == "seed" else value
-            )
+            pairs_df[key] = value
+
+    # -- ranks and discrimination ---------------------------------------------------------------
+    rank_frames, disc_rows = [], []
+    df_noise = (source.n_participants - 1) if participants else (source.n_units - 1)
+    for metric, idx, pairs, fam, abs_t in blocks:
+        sub = labels.iloc[idx]
+        sets = rank_sets(fam, pairs, len(idx), higher_is_better=_higher_is_better(metric),
+                         confidence_level=level, abs_t=abs_t)  # fmt: skip
+        rank_frames.append(pd.DataFrame({
+            "metric": metric, "predictor": sub["predictor"].to_numpy(),
+            "mode": sub["mode"].to_numpy(), "estimate": source.estimate[idx], **sets,
+        }))  # fmt: skip
+        disc_rows.append(_discrimination_row(metric, source.estimate[idx], fam, df_noise, level))
+    ranks_df = pd.concat(rank_frames, ignore_index=True) if rank_frames else pd.DataFrame()
+    ranks_df["confidence_level"] = level
+    ranks_df["simulated"] = bool(source.simulated)
     disc_df = pd.DataFrame(disc_rows)
     if not pairs_df.empty:
         n_sig = pairs_df.groupby("metric", sort=False)["significant"].sum()
@@ -431,24 +445,74 @@ def compare_models(
         disc_df["share_distinguishable"] = disc_df["n_distinguishable"] / disc_df[
             "n_pairs"
         ].replace(0, np.nan)
-    for key in ("correction", "confidence_level", "n_resamples", "unit", "simulated"):
-        disc_df[key] = settings[key]
-    ranks_df = pd.concat(rank_frames, ignore_index=True)
-    ranks_df["confidence_level"] = level
-    ranks_df["simulated"] = boot.simulated
+    disc_df["correction"] = correction
+    disc_df["confidence_level"] = level
+    disc_df["simulated"] = bool(source.simulated)
     return ComparisonResult(
-        pairs=pairs_df,
-        ranks=ranks_df,
-        discrimination=disc_df,
-        correction=correction,
-        family=family,
-        confidence_level=level,
-        boot=boot,
-    )
+        pairs=pairs_df, ranks=ranks_df, discrimination=disc_df, correction=correction,
+        family=family, confidence_level=level, method=method, estimand=estimand,
+        simulated=bool(source.simulated), seed=seed_record(rng), source=source,
+    )  # fmt: skip
 
 
-def _rank_rows(values: np.ndarray) -> np.ndarray:
-    """Ranks (1 = smallest) within each row, ties get their average rank, NaN stays NaN."""
-    from scipy.stats import rankdata
+def _slice_adjusted(adj: Any, start: int, stop: int) -> Any:
+    from dataclasses import replace
 
-    return rankdata(values, axis=1, method="average", nan_policy="omit")
+    return replace(
+        adj, pvalue_adjusted=adj.pvalue_adjusted[start:stop], ci_low=adj.ci_low[start:stop],
+        ci_high=adj.ci_high[start:stop], row_alpha=adj.row_alpha[start:stop],
+        critical_value=adj.critical_value[start:stop],
+    )  # fmt: skip
+
+
+def _pair_frame(labels: pd.DataFrame, estimates: np.ndarray, metric: str, idx: np.ndarray,
+                pairs: list, fam: Any, adj: Any) -> pd.DataFrame:  # fmt: skip
+    from attunestats.metrics.composite import composite_points_per_unit
+
+    ia = np.array([idx[a] for a, _ in pairs])
+    ib = np.array([idx[b] for _, b in pairs])
+    points = composite_points_per_unit(metric)
+    d, d_low, d_high = standardized_effect(fam, adj.row_alpha)
+    return pd.DataFrame({
+        "metric": metric,
+        "predictor_a": labels["predictor"].to_numpy()[ia],
+        "mode_a": labels["mode"].to_numpy()[ia],
+        "predictor_b": labels["predictor"].to_numpy()[ib],
+        "mode_b": labels["mode"].to_numpy()[ib],
+        "estimate_a": estimates[ia],
+        "estimate_b": estimates[ib],
+        "difference": fam.estimate,
+        "ci_low": adj.ci_low,
+        "ci_high": adj.ci_high,
+        "standard_error": fam.standard_error,
+        "df": fam.df,
+        "pvalue": fam.pvalue,
+        "pvalue_adjusted": adj.pvalue_adjusted,
+        "interval": adj.interval_kind,
+        "interval_level": 1.0 - adj.row_alpha,
+        "composite_points": fam.estimate * points,
+        "composite_points_low": adj.ci_low * points,
+        "composite_points_high": adj.ci_high * points,
+        "standardized_effect": d,
+        "standardized_effect_low": d_low,
+        "standardized_effect_high": d_high,
+        "n_units": fam.n_units,
+        "unit": fam.unit,
+    })  # fmt: skip
+
+
+def _discrimination_row(
+    metric: str, est: np.ndarray, fam: ContrastFamily | None, df_noise: int, level: float
+) -> dict[str, Any]:
+    n_pred = len(est)
+    n_pairs = 0 if fam is None else len(fam.estimate)
+    noise = float(np.nanmean(fam.standard_error**2)) / 2.0 if n_pairs else np.nan
+    between = float(np.var(est, ddof=1)) if n_pred > 1 else np.nan
+    if n_pred > 1 and noise > 0:
+        sni = between / noise
+        d_low, d_high = discrimination_interval(sni, n_pred, df_noise, level)
+    else:
+        sni, d_low, d_high = np.nan, np.nan, np.nan
+    return {"metric": metric, "n_predictors": n_pred, "n_pairs": n_pairs,
+            "between_variance": between, "noise_variance": noise, "df_noise": df_noise,
+            "sni": sni, "discrimination": sni - 1.0, "ci_low": d_low, "ci_high": d_high}  # fmt: skip

@@ -127,3 +127,41 @@ def composite_z(composite: Any) -> np.ndarray:
     if not sd > 0:
         return np.zeros_like(c)
     return (c - c.mean()) / sd
+
+
+def composite_points_per_unit(metric: str) -> float:
+    """Composite points (0-100 scale) that one unit of ``metric`` is worth, NaN if not an input.
+
+    The composite is ``100 (0.24 emotion_tracking + 0.49 evaluation_quality + 0.27
+    holistic_comprehension)`` with emotion tracking ``(F1 + VA) / 2``, evaluation quality
+    ``((OM + HP binary accuracy) / 2 + pairwise accuracy) / 2`` and holistic comprehension
+    ``0.4 PANAS + 0.3 survey + 0.3 four-branch`` (spec section 3). A paired difference ``d`` in
+    ``metric`` moves the composite by ``d * composite_points_per_unit(metric)`` when nothing
+    else changes.
+
+    Examples
+    --------
+    >>> composite_points_per_unit("avg_pairwise_accuracy")
+    24.5
+    >>> composite_points_per_unit("composite_score")
+    1.0
+    """
+    et = COMPOSITE_WEIGHTS["emotion_tracking"]
+    eq = COMPOSITE_WEIGHTS["evaluation_quality"]
+    hc = COMPOSITE_WEIGHTS["holistic_comprehension"]
+    weights = {
+        "composite_score": 0.01,
+        "emotion_tracking": et,
+        "evaluation_quality": eq,
+        "holistic_comprehension": hc,
+        "avg_emotion_f1": et * EMOTION_TRACKING_WEIGHTS["emotion_f1"],
+        "avg_emotion_va_score": et * EMOTION_TRACKING_WEIGHTS["emotion_va"],
+        "avg_binary_om_accuracy": eq * EVAL_QUALITY_WEIGHTS["binary_accuracy"] / 2.0,
+        "avg_binary_human_accuracy": eq * EVAL_QUALITY_WEIGHTS["binary_accuracy"] / 2.0,
+        "avg_pairwise_accuracy": eq * EVAL_QUALITY_WEIGHTS["pairwise_accuracy"],
+        "panas_score": hc * HOLISTIC_WEIGHTS["panas_prediction"],
+        "conversation_wide_questions_score": hc * HOLISTIC_WEIGHTS["conv_wide_questions"],
+        "four_branch_normalized": hc * HOLISTIC_WEIGHTS["four_branch"],
+    }
+    w = weights.get(metric)
+    return float("nan") if w is None else round(100.0 * w, 12)
