@@ -253,6 +253,70 @@ def cr2_variance(
     return variance, np.full(infl.shape[1], float(df))
 
 
+def anova_icc(values: np.ndarray, participant: np.ndarray, n_participants: int) -> np.ndarray:
+    """One-way ANOVA ICC(1) of each column of conversation-level ``values`` (truncated at 0)."""
+    v = np.asarray(values, dtype=float)
+    counts = np.bincount(participant, minlength=n_participants).astype(float)
+    n_total, n_part = counts.sum(), float(n_participants)
+    sums = np.zeros((n_participants, v.shape[1]))
+    np.add.at(sums, participant, v)
+    means = sums / counts[:, None]
+    grand = v.mean(axis=0)
+    ssb = np.sum(counts[:, None] * (means - grand) ** 2, axis=0)
+    ssw = np.sum((v - means[participant]) ** 2, axis=0)
+    msb = ssb / (n_part - 1.0)
+    msw = ssw / max(n_total - n_part, 1.0)
+    n0 = (n_total - np.sum(counts**2) / n_total) / (n_part - 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s2b = np.maximum((msb - msw) / n0, 0.0)
+        icc = np.where(s2b + msw > 0, s2b / (s2b + msw), 0.0)
+    return icc
+
+
+def working_df(counts: np.ndarray, icc: np.ndarray, *, kind: str) -> np.ndarray:
+    """Satterthwaite df of the jackknife or CR2 variance under a random-intercept working model.
+
+    Imbens and Kolesar (2016): with clusters of unequal size and correlated errors, the
+    Bell-McCaffrey df should use a working model with the (estimated) intraclass correlation
+    ``rho``, not independence. For an intercept-only model with ``n_p`` conversations in
+    participant ``p`` and ``Var(errors) = s2 ((1 - rho) I + rho J_p)`` within participants, the
+    participant scores ``u`` have covariance ``A + rho B``; the variance estimator is ``u' M u``
+    (``M`` of the jackknife or of CR2), so ``df(rho) = tr(M (A + rho B))^2 /
+    tr((M (A + rho B))^2)``, a ratio of quadratics in ``rho`` evaluated for every statistic at
+    once. Equal ``n_p`` give ``P - 1`` whatever ``rho``.
+    """
+    n = np.asarray(counts, dtype=float)
+    total = n.sum()
+    n_part = len(n)
+
+    def omega(s: np.ndarray) -> np.ndarray:
+        return (np.diag(s) - (np.outer(n, s) + np.outer(s, n)) / total
+                + np.outer(n, n) * s.sum() / total**2)  # fmt: skip
+
+    a_mat = omega(n)  # rho = 0
+    b_mat = omega(n**2) - a_mat  # d Omega / d rho
+    if kind == "jackknife":
+        d = np.diag(1.0 / (total - n))
+        c = (n_part - 1.0) / n_part * (np.eye(n_part) - 1.0 / n_part)
+        m = d @ c @ d
+    else:
+        m = np.diag(1.0 / (1.0 - n / total))
+    ma, mb = m @ a_mat, m @ b_mat
+    t1a, t1b = np.trace(ma), np.trace(mb)
+    t2aa, t2ab, t2bb = np.trace(ma @ ma), np.trace(ma @ mb), np.trace(mb @ mb)
+    rho = np.asarray(icc, dtype=float)
+    return (t1a + rho * t1b) ** 2 / (t2aa + 2.0 * rho * t2ab + rho**2 * t2bb)
+
+
+def _df(design: ParticipantDesign, influence: np.ndarray, df: np.ndarray, method: str) -> np.ndarray:
+    """Degrees of freedom: working-model Satterthwaite (unstratified) or strata Satterthwaite."""
+    if design.strata is not None:
+        return df
+    counts = np.bincount(design.participant, minlength=design.n_participants)
+    icc = anova_icc(np.nan_to_num(influence), design.participant, design.n_participants)
+    return working_df(counts, icc, kind=method)
+
+
 def influence_values(statistic: SumStatistic, *, step: float = 1e-6) -> np.ndarray:
     """Derivative of every statistic with respect to each conversation's weight, (C, L).
 
@@ -397,13 +461,15 @@ class ScoreInference(ResultMixin):
     def contrast_variance(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Variance and df of the contrasts ``weights.T @ estimate``."""
         w = np.asarray(weights, dtype=float)
+        infl = _nan_matmul(self.influence, w)
         if self.method == "jackknife":
             reps = _nan_matmul(self.replicates, w)
-            return jackknife_variance(
+            variance, df = jackknife_variance(
                 reps, self.design.stratum_of_participant, len(self.design.strata_ids)
             )
-        infl = _nan_matmul(self.influence, w)
-        return cr2_variance(infl, self.design.participant, self.n_participants)
+        else:
+            variance, df = cr2_variance(infl, self.design.participant, self.n_participants)
+        return variance, _df(self.design, infl, df, self.method)
 
     def covariance(self, index: Sequence[int]) -> np.ndarray:
         """Covariance matrix of the estimates at ``index`` (jackknife or CR2 cross-products)."""
@@ -502,15 +568,15 @@ def participant_inference(
         raise ValueError("method='cr2' does not take strata; use method='jackknife' with strata")
     estimate = np.asarray(statistic.evaluate(np.ones((1, len(design))))[0], dtype=float)
     replicates = np.empty((0, 0))
-    influence = np.empty((0, 0))
+    influence = np.ascontiguousarray(influence_values(statistic))
     if method == "jackknife":
         replicates = np.ascontiguousarray(statistic.evaluate(pdesign.jackknife_weights()))
         variance, df = jackknife_variance(
             replicates, pdesign.stratum_of_participant, len(pdesign.strata_ids)
         )
     else:
-        influence = np.ascontiguousarray(influence_values(statistic))
         variance, df = cr2_variance(influence, pdesign.participant, pdesign.n_participants)
+    df = _df(pdesign, influence, df, method)
     se, low, high, _ = t_summary(estimate, variance, df, level)
     return ScoreInference(
         labels=statistic.labels.reset_index(drop=True),
