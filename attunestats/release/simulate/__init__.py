@@ -128,12 +128,14 @@ from attunestats.release.simulate.config import (
     HARDEST_TOPIC,
     JUDGE_NAME,
     MESSINESS_RATES,
+    PARTICIPANT_DISTRIBUTIONS,
     RELEASE_FORMAT,
     SCENARIOS,
     SURVEY_QUESTIONS,
     TRUTH_FORMAT,
     CapLike,
     SimulationConfig,
+    icc_sd,
 )
 from attunestats.release.simulate.documents import (
     SimulatedDocuments,
@@ -144,6 +146,7 @@ from attunestats.release.simulate.effects import (
     TrueEffects,
     conversation_ids,
     draw_effects,
+    redraw_participants,
     truth_from_file,
 )
 
@@ -154,6 +157,7 @@ __all__ = [
     "HARDEST_TOPIC",
     "JUDGE_NAME",
     "MESSINESS_RATES",
+    "PARTICIPANT_DISTRIBUTIONS",
     "RELEASE_FORMAT",
     "SCENARIOS",
     "SURVEY_QUESTIONS",
@@ -164,6 +168,8 @@ __all__ = [
     "TrueEffects",
     "conversation_ids",
     "draw_effects",
+    "icc_sd",
+    "redraw_participants",
     "simulate_documents",
     "simulate_release",
     "truth_from_file",

@@ -197,6 +197,33 @@ class SimulationConfig:
         Multiplier (0 = clean files, 1 = realistic) of :data:`MESSINESS_RATES`; at most 4.
     description : str
         Free text appended to the release description.
+    model_skills : sequence of CapLike or None
+        Explicit skills ``theta`` of the evaluated models (one per model), instead of drawing
+        them from ``skill_mean`` / ``skill_sd`` (e.g. two equally good models for a test's size).
+    participant_interaction_sd : CapLike
+        Sd of predictor x participant interactions ``pi[m, p, c]``: models' differences vary
+        across participants (what makes conversation-level intervals of paired differences too
+        narrow). 0 by default.
+    conversation_interaction_sd : CapLike
+        Sd of predictor x conversation interactions ``wi[m, k, c]`` (drawn per conversation).
+    participant_distribution : {"normal", "t3", "outliers"}
+        Law of the participant effects ``u``: normal; Student t with 3 df scaled to sd
+        ``participant_sd`` (heavy tails); or normal with ``n_outlier_participants`` participants
+        shifted by ``outlier_shift`` (logit scale, in every capability's direction of worse).
+    n_outlier_participants : int
+        Number of outlying participants for ``participant_distribution="outliers"``.
+    outlier_shift : float
+        Shift (in units of ``participant_sd``) of the outlying participants' effects.
+    binary_overdispersion_sd : float
+        Sd of a logit noise shared by the binary judgements of one predictor and turn:
+        judgements are then overdispersed relative to the binomial the models assume.
+    diagnosis_assignment : {"fixed", "random"}
+        ``"fixed"``: exactly ``diagnosis_counts`` participants per group (permuted);
+        ``"random"``: each participant's group drawn independently with the probabilities of
+        ``diagnosis_counts`` (a simple random sample of people, as a recruitment would be).
+
+    The fields from ``model_skills`` on are left out of :meth:`to_dict` when they have their
+    default value, so releases simulated without them are unchanged.
     """
 
     name: str = "simulated-paper"
@@ -232,6 +259,14 @@ class SimulationConfig:
     panas_delta_share: float = 0.1
     messiness: float = 1.0
     description: str = ""
+    model_skills: tuple[CapLike, ...] | None = None
+    participant_interaction_sd: CapLike = 0.0
+    conversation_interaction_sd: CapLike = 0.0
+    participant_distribution: str = "normal"
+    n_outlier_participants: int = 0
+    outlier_shift: float = 4.0
+    binary_overdispersion_sd: float = 0.0
+    diagnosis_assignment: str = "fixed"
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -293,6 +328,8 @@ class SimulationConfig:
             "conversation_sd",
             "drift_mean",
             "drift_sd",
+            "participant_interaction_sd",
+            "conversation_interaction_sd",
         ):
             vec = _cap_vector(fname, getattr(self, fname))
             if fname.endswith("_sd") and min(vec) < 0:
@@ -342,6 +379,53 @@ class SimulationConfig:
             ):
                 raise ValueError(f"{fname} must be a number in [{low}, {high:g}]; got {val!r}")
             set_(self, fname, float(val))
+        self._check_extensions()
+
+    def _check_extensions(self) -> None:
+        set_ = object.__setattr__
+        if self.model_skills is not None:
+            ms = self.model_skills
+            if isinstance(ms, str | Mapping) or not isinstance(ms, Sequence):
+                raise ValueError(f"model_skills must be a sequence of n_models skills; got {ms!r}")
+            if len(ms) != self.n_models:
+                raise ValueError(
+                    f"model_skills must give one skill per evaluated model ({self.n_models}); "
+                    f"got {len(ms)}"
+                )
+            set_(self, "model_skills",
+                 tuple(_cap_vector(f"model_skills[{i}]", v) for i, v in enumerate(ms)))  # fmt: skip
+        if self.participant_distribution not in PARTICIPANT_DISTRIBUTIONS:
+            raise ValueError(
+                f"participant_distribution must be one of {PARTICIPANT_DISTRIBUTIONS}; got "
+                f"{self.participant_distribution!r}"
+            )
+        if self.diagnosis_assignment not in ("fixed", "random"):
+            raise ValueError(
+                f"diagnosis_assignment must be 'fixed' or 'random'; got {self.diagnosis_assignment!r}"
+            )
+        n_out = self.n_outlier_participants
+        if (
+            isinstance(n_out, bool)
+            or not isinstance(n_out, int | np.integer)
+            or not (0 <= n_out <= self.n_participants)
+        ):
+            raise ValueError(
+                f"n_outlier_participants must be an integer in [0, n_participants]; got {n_out!r}"
+            )
+        set_(self, "n_outlier_participants", int(n_out))
+        for fname in ("outlier_shift", "binary_overdispersion_sd"):
+            val = getattr(self, fname)
+            if (
+                isinstance(val, bool)
+                or not isinstance(val, int | float | np.integer | np.floating)
+                or not math.isfinite(float(val))
+            ):
+                raise ValueError(f"{fname} must be a finite number; got {val!r}")
+            set_(self, fname, float(val))
+        if self.binary_overdispersion_sd < 0:
+            raise ValueError(
+                f"binary_overdispersion_sd must be >= 0; got {self.binary_overdispersion_sd!r}"
+            )
 
     # -- serialisation -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -349,7 +433,11 @@ class SimulationConfig:
         out: dict[str, Any] = {}
         for f in fields(self):
             val = getattr(self, f.name)
-            if f.name == "skill_correlation":
+            if f.name in _EXTENSION_DEFAULTS and val == _EXTENSION_DEFAULTS[f.name]:
+                continue  # releases simulated without the extensions stay byte-identical
+            if f.name == "model_skills":
+                out[f.name] = [dict(zip(CAPABILITIES, v)) for v in val]
+            elif f.name == "skill_correlation":
                 out[f.name] = [list(row) for row in val]
             elif f.name == "diagnosis_effect":
                 out[f.name] = {
@@ -375,7 +463,7 @@ class SimulationConfig:
         if unknown:
             raise ValueError(f"unknown SimulationConfig fields {unknown}")
         kwargs = dict(data)
-        for key in ("n_turns_range", "diagnosis_counts", "participant_weights"):
+        for key in ("n_turns_range", "diagnosis_counts", "participant_weights", "model_skills"):
             if kwargs.get(key) is not None and key in kwargs:
                 kwargs[key] = tuple(kwargs[key])
         return cls(**kwargs)
@@ -384,6 +472,39 @@ class SimulationConfig:
     def messiness_rates(self) -> dict[str, float]:
         """The effective rates: :data:`MESSINESS_RATES` times ``messiness``, capped at 1."""
         return {k: min(1.0, v * self.messiness) for k, v in MESSINESS_RATES.items()}
+
+
+#: Laws of the participant effects (:attr:`SimulationConfig.participant_distribution`).
+PARTICIPANT_DISTRIBUTIONS: tuple[str, ...] = ("normal", "t3", "outliers")
+_EXTENSION_DEFAULTS: dict[str, Any] = {
+    "model_skills": None,
+    "participant_interaction_sd": (0.0,) * 5,
+    "conversation_interaction_sd": (0.0,) * 5,
+    "participant_distribution": "normal",
+    "n_outlier_participants": 0,
+    "outlier_shift": 4.0,
+    "binary_overdispersion_sd": 0.0,
+    "diagnosis_assignment": "fixed",
+}
+
+
+def icc_sd(icc: float, residual_sd: float) -> float:
+    """Sd of a participant effect giving latent-scale intraclass correlation ``icc``.
+
+    ``icc = sd^2 / (sd^2 + residual_sd^2)`` on the logit scale, with ``residual_sd`` the sd of
+    the conversation-level effect it is compared with (``conversation_sd`` for an outcome,
+    ``conversation_interaction_sd`` for a paired difference).
+
+    Examples
+    --------
+    >>> round(icc_sd(0.5, 0.4), 6)
+    0.4
+    """
+    if not 0.0 <= float(icc) < 1.0:
+        raise ValueError(f"icc must be in [0, 1); got {icc!r}")
+    if not residual_sd > 0:
+        raise ValueError(f"residual_sd must be > 0; got {residual_sd!r}")
+    return float(residual_sd * math.sqrt(icc / (1.0 - icc)))
 
 
 SCENARIOS: Mapping[str, SimulationConfig] = MappingProxyType(

@@ -16,6 +16,7 @@ import numpy as np
 from attunestats import constants as K
 from attunestats.release.simulate._common import _MASKED, _turn_position
 from attunestats.release.simulate.config import (
+    _BEH,
     _HOL,
     _TASK_FIELDS,
     CAPABILITIES,
@@ -109,15 +110,32 @@ def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[
         + eff.topic_interaction[:, t, :]
         + st.w[k]
     )  # (P, C): conversation-level linear predictor
+    if (
+        eff.participant_interaction is not None
+        or max(cfg.conversation_interaction_sd) > 0
+        or (cfg.binary_overdispersion_sd > 0)
+    ):  # extensions draw from their own stream: default releases are unchanged
+        ext = np.random.default_rng(np.random.SeedSequence(ctx.seed, spawn_key=(4, k)))
+        if eff.participant_interaction is not None:
+            base = base + eff.participant_interaction[:, p, :]
+        wi_sd = np.array(cfg.conversation_interaction_sd)
+        if wi_sd.max() > 0:
+            base = base + wi_sd * ext.standard_normal(base.shape)
+    else:
+        ext = None
     x = _turn_position(nt)
     eta = base[:, None, :] + eff.beta[:, None, :] * x[None, :, None]  # (P, nt, C)
+    eta_behaviour = eta
+    if ext is not None and cfg.binary_overdispersion_sd > 0:  # shared by a turn's judgements
+        eta_behaviour = eta.copy()
+        eta_behaviour[:, :, _BEH] += cfg.binary_overdispersion_sd * ext.standard_normal((P, nt))
     om_quality = float(eff.original_model_quality[om]) + 0.7 * float(rng.standard_normal())
 
     gt = _ground_truth(rng, nt, topic, float(eff.participant_distress[p]), om_quality, R)
     conv_doc = _conversation_document(rng, cid, eff, p, om, topic, gt, R)
 
     binary, draft_binary = _pred_behaviour(
-        rng, gt, eta, eff.rho, np.array(cfg.binary_task_offset), R
+        rng, gt, eta_behaviour, eff.rho, np.array(cfg.binary_task_offset), R
     )
     selections = _pred_preference(rng, gt, eta, eff.rho, R)
     emotion_tags = _pred_emotion(rng, gt, eta, eff.rho, R)

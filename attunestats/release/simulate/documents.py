@@ -307,6 +307,14 @@ def _truth_document(
         "missing_run_turns": ctx.missing_run_turns,
         "delta_strategy_runs": ctx.delta_runs,
     }
+    if eff.participant_interaction is not None:  # only written when planted
+        doc["participant_interaction"] = {
+            m: {
+                q: _by_cap(eff.participant_interaction[i, j])
+                for j, q in enumerate(eff.participants)
+            }
+            for i, m in enumerate(preds)
+        }
     return _jsonable(doc)
 
 

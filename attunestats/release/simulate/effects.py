@@ -106,6 +106,8 @@ class TrueEffects:
         Anonymised original model names.
     original_model_quality : ndarray
         Latent quality of each original model (drives ground-truth survey answers and winners).
+    participant_interaction : ndarray or None, shape (n_predictors, n_participants, 5)
+        Predictor x participant interactions (``None``: none).
     """
 
     config: SimulationConfig
@@ -130,6 +132,7 @@ class TrueEffects:
     topic_interaction: np.ndarray
     original_models: tuple[str, ...]
     original_model_quality: np.ndarray
+    participant_interaction: np.ndarray | None = None
 
     @property
     def capabilities(self) -> tuple[str, ...]:
@@ -240,6 +243,14 @@ def draw_effects(config: SimulationConfig | None = None, *, rng: RNGLike) -> Tru
     )
     oms = tuple(f"om-{i}" for i in range(1, cfg.n_original_models + 1))
     om_quality = 0.5 * rng.standard_normal(cfg.n_original_models)
+    if cfg.model_skills is not None:
+        theta[:nm] = np.array(cfg.model_skills)
+    people = _people(cfg, P, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(3,))))
+    if people is not None:
+        groups, traits, ages, distress, u, pi = people
+        diagnosis = tuple(DIAGNOSIS_CODES[g] for g in groups)
+    else:
+        pi = None
 
     return TrueEffects(
         config=cfg,
@@ -264,7 +275,88 @@ def draw_effects(config: SimulationConfig | None = None, *, rng: RNGLike) -> Tru
         topic_interaction=topic_interaction,
         original_models=oms,
         original_model_quality=om_quality,
+        participant_interaction=pi,
     )
+
+
+def _uses_extensions(cfg: SimulationConfig) -> bool:
+    return (
+        cfg.diagnosis_assignment != "fixed"
+        or cfg.participant_distribution != "normal"
+        or max(cfg.participant_interaction_sd) > 0
+    )
+
+
+def _people(
+    cfg: SimulationConfig, n_predictors: int, rng: np.random.Generator, *, force: bool = False
+) -> tuple[np.ndarray, tuple, tuple, np.ndarray, np.ndarray, np.ndarray | None] | None:
+    """Participants drawn with the configuration's extensions, or None when it uses none.
+
+    Returns group codes, traits, ages, distress, participant effects ``u`` and predictor x
+    participant interactions (None when their sd is 0). The default simulation draws its
+    participants in :func:`draw_effects`'s main stream; a configuration with extensions (or
+    :func:`redraw_participants`) draws them all here, from their own stream.
+    """
+    if not (force or _uses_extensions(cfg)):
+        return None
+    npart, C = cfg.n_participants, len(CAPABILITIES)
+    if cfg.diagnosis_assignment == "random":
+        prob = np.array(cfg.diagnosis_counts, dtype=float)
+        groups = rng.choice(3, size=npart, p=prob / prob.sum())
+    else:
+        groups = rng.permutation(
+            np.repeat(np.arange(3), _scaled_counts(cfg.diagnosis_counts, npart))
+        )
+    traits = tuple(
+        text.DIAGNOSIS_TRAITS[DIAGNOSIS_CODES[g]][
+            int(rng.integers(len(text.DIAGNOSIS_TRAITS[DIAGNOSIS_CODES[g]])))
+        ]
+        for g in groups
+    )
+    ages = tuple(text.AGE_BANDS[int(i)] for i in rng.integers(len(text.AGE_BANDS), size=npart))
+    distress = np.array([0.0, 1.0, 0.4])[groups] + 0.5 * rng.standard_normal(npart)
+    sd = np.array(cfg.participant_sd)
+    if cfg.participant_distribution == "t3":  # Student t(3) scaled to variance sd^2
+        z = rng.standard_t(3, size=(npart, C)) / np.sqrt(3.0)
+    else:
+        z = rng.standard_normal((npart, C))
+    if cfg.participant_distribution == "outliers" and cfg.n_outlier_participants:
+        who = rng.choice(npart, size=cfg.n_outlier_participants, replace=False)
+        z[who] -= cfg.outlier_shift  # outlying participants: much harder for every predictor
+    u = sd * z
+    pi_sd = np.array(cfg.participant_interaction_sd)
+    pi = pi_sd * rng.standard_normal((n_predictors, npart, C)) if pi_sd.max() > 0 else None
+    return groups, traits, ages, distress, u, pi
+
+
+def redraw_participants(effects: TrueEffects, *, rng: RNGLike) -> TrueEffects:
+    """The same population of models and topics with *new participants* drawn from it.
+
+    Participant effects, predictor x participant interactions, diagnosis groups (fixed counts
+    or random, as configured), traits, ages and distress are drawn anew; skills, topics,
+    interactions with topics and diagnosis, and the original models are kept. This is how a
+    new study would differ from this one (new people): the sampling the participant-level
+    intervals describe.
+
+    Examples
+    --------
+    >>> from attunestats.release.simulate import SCENARIOS
+    >>> eff = draw_effects(SCENARIOS["null"], rng=1)
+    >>> new = redraw_participants(eff, rng=2)
+    >>> bool((new.theta == eff.theta).all()), bool((new.u == eff.u).all())
+    (True, False)
+    """
+    from dataclasses import replace
+
+    seed = root_seed(rng)
+    gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(6,)))
+    groups, traits, ages, distress, u, pi = _people(
+        effects.config, len(effects.predictors), gen, force=True
+    )
+    return replace(
+        effects, diagnosis=tuple(DIAGNOSIS_CODES[g] for g in groups), traits=traits, ages=ages,
+        participant_distress=distress, u=u, participant_interaction=pi,
+    )  # fmt: skip
 
 
 def truth_from_file(path: str | os.PathLike[str]) -> TrueEffects:
@@ -323,4 +415,9 @@ def truth_from_file(path: str | os.PathLike[str]) -> TrueEffects:
         ),
         original_models=tuple(doc["original_models"]),
         original_model_quality=np.array([float(q) for q in doc["original_models"].values()]),
+        participant_interaction=(
+            np.array([[caps(doc["participant_interaction"][m][q]) for q in parts] for m in preds])
+            if "participant_interaction" in doc
+            else None
+        ),
     )
