@@ -1,5 +1,15 @@
 """Cluster bootstrap for every metric of every predictor, paired by construction.
 
+Estimands. The conversation bootstrap (``unit="conversation"``, the default of
+:func:`bootstrap_scores`) answers a *conditional* question: how much would the scores move with
+new conversations of *these* participants? It is labelled "these participants" wherever it is
+reported. The package's default inference for the population of participants is the
+participant jackknife of :mod:`attunestats.inference.participants`
+(:func:`~attunestats.inference.participants.infer_scores`); the participant bootstrap here
+(``unit="participant"``) targets the same population but is less reliable with few participants
+(its percentile intervals are too narrow by about ``sqrt((P - 1) / P)`` and do not correct for
+unequal participants; measured in the participant coverage study).
+
 Every predictor-level AttuneBench metric is either a (null-aware) mean of conversation-level values
 or a statistic of confusion counts summed over conversations. Both are functions of *sums over
 conversations*, so one bootstrap resample is one vector of conversation weights ``w`` (how often
@@ -15,16 +25,17 @@ Resampling plans (:class:`ResamplingPlan`)
     independent unit: turns stay together). Optional ``strata="topic"`` (or any column of the
     design) resamples conversations within each stratum, keeping stratum sizes fixed.
 ``unit="participant"``
-    Two-stage: participants are drawn with replacement, then each drawn participant's
-    conversations are drawn with replacement (Davison & Hinkley 1997, section 3.8, resampling at
-    both stages). With about eleven participants this plan is known to be unreliable: it may
-    undercover, and its coverage is measured and reported (tests and studies), not assumed.
+    Participants are drawn with replacement, each with all of their conversations (the cluster
+    bootstrap; Davison and Hinkley 1997, section 3.8, resampling at the first stage only).
+    Resampling conversations again inside the drawn participants, as an earlier version did,
+    counts the within-participant variance twice (its variance is about
+    ``(P - 1) / P + (m - 1) / m`` times the true one when participants do not differ).
 
 Interval methods
 ----------------
 ``"percentile"``, ``"basic"`` and ``"bca"`` (bias-corrected and accelerated; Efron 1987), as
 :func:`scipy.stats.bootstrap` defines them. The BCa acceleration comes from the jackknife over the
-resampling unit (leave one conversation out, or one participant out for the two-stage plan). When
+resampling unit (leave one conversation out, or one participant out). When
 BCa is degenerate for a statistic (all resampled values on one side of the estimate, or a
 jackknife without spread), the percentile interval is used for it and an
 :class:`~attunestats.errors.AttunestatsWarning` says for how many.
@@ -75,7 +86,7 @@ class ResamplingPlan:
     Parameters
     ----------
     unit : {"conversation", "participant"}
-        Resampling unit; ``"participant"`` is the two-stage participant -> conversation plan.
+        Resampling unit; ``"participant"`` resamples participants with all their conversations.
     strata : str or None
         Column of the design within which units are resampled: with ``unit="conversation"`` any
         conversation attribute (e.g. ``"topic"``); with ``unit="participant"`` a participant
@@ -97,8 +108,8 @@ class ResamplingPlan:
         if self.unit == "participant":
             within = f" within strata of {self.strata!r}" if self.strata else ""
             return (
-                f"two-stage: participants drawn with replacement{within}, then each drawn "
-                "participant's conversations drawn with replacement"
+                f"participants drawn with replacement{within}, each with all of their "
+                "conversations"
             )
         if self.strata:
             return f"conversations drawn with replacement within strata of {self.strata!r}"
@@ -130,10 +141,8 @@ class ResamplingPlan:
             for members in _participant_strata(design, groups, self.strata):
                 drawn += _uniform_counts(members, n_groups, n_resamples, rng)
         weights = np.zeros((n_resamples, n_conv))
-        for j, members in enumerate(groups):
-            m = len(members)
-            totals = (drawn[:, j] * m).astype(np.int64)
-            weights[:, members] = rng.multinomial(totals, np.full(m, 1.0 / m))
+        for j, members in enumerate(groups):  # a drawn participant brings all conversations
+            weights[:, members] = drawn[:, j][:, None]
         return weights
 
     def jackknife(self, design: pd.DataFrame) -> np.ndarray:

@@ -329,14 +329,17 @@ def _people(
     return groups, traits, ages, distress, u, pi
 
 
-def redraw_participants(effects: TrueEffects, *, rng: RNGLike) -> TrueEffects:
+def redraw_participants(
+    effects: TrueEffects, *, rng: RNGLike, n_participants: int | None = None
+) -> TrueEffects:
     """The same population of models and topics with *new participants* drawn from it.
 
     Participant effects, predictor x participant interactions, diagnosis groups (fixed counts
     or random, as configured), traits, ages and distress are drawn anew; skills, topics,
     interactions with topics and diagnosis, and the original models are kept. This is how a
     new study would differ from this one (new people): the sampling the participant-level
-    intervals describe.
+    intervals describe. ``n_participants`` draws another number of participants, each with
+    the same share of conversations (e.g. thousands, to compute population values).
 
     Examples
     --------
@@ -345,16 +348,31 @@ def redraw_participants(effects: TrueEffects, *, rng: RNGLike) -> TrueEffects:
     >>> new = redraw_participants(eff, rng=2)
     >>> bool((new.theta == eff.theta).all()), bool((new.u == eff.u).all())
     (True, False)
+    >>> len(redraw_participants(eff, rng=2, n_participants=500).participants)
+    500
     """
     from dataclasses import replace
 
+    cfg = effects.config
+    weights = effects.participant_weights
+    participants = effects.participants
+    if n_participants is not None and n_participants != cfg.n_participants:
+        if isinstance(n_participants, bool) or not isinstance(n_participants, int) or (
+            n_participants < 1
+        ):
+            raise ValueError(f"n_participants must be a positive integer; got {n_participants!r}")
+        share = cfg.n_outlier_participants / cfg.n_participants  # outliers keep their share
+        cfg = replace(cfg, n_participants=n_participants, participant_weights=None,
+                      n_outlier_participants=int(round(share * n_participants)))  # fmt: skip
+        weights = np.full(n_participants, 1.0 / n_participants)
+        wp = max(2, len(str(n_participants)))
+        participants = tuple(f"sim-p{i:0{wp}d}" for i in range(1, n_participants + 1))
     seed = root_seed(rng)
     gen = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(6,)))
-    groups, traits, ages, distress, u, pi = _people(
-        effects.config, len(effects.predictors), gen, force=True
-    )
+    groups, traits, ages, distress, u, pi = _people(cfg, len(effects.predictors), gen, force=True)
     return replace(
-        effects, diagnosis=tuple(DIAGNOSIS_CODES[g] for g in groups), traits=traits, ages=ages,
+        effects, config=cfg, participants=participants, participant_weights=weights,
+        diagnosis=tuple(DIAGNOSIS_CODES[g] for g in groups), traits=traits, ages=ages,
         participant_distress=distress, u=u, participant_interaction=pi,
     )  # fmt: skip
 
