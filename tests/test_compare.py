@@ -47,7 +47,7 @@ def test_correction_is_required_and_checked():
     with pytest.raises(TypeError, match="correction"):
         compare_models(boot)  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="correction must be one of"):
-        compare_models(boot, correction="bonferroni")  # type: ignore[arg-type]
+        compare_models(boot, correction="sidak")  # type: ignore[arg-type]
     res = compare_models(boot, correction="bh")
     assert set(res.pairs["correction"]) == {"bh"}
 
@@ -68,7 +68,7 @@ def test_paired_test_size_and_interval_coverage_under_null():
     reps, rejections, covered = 400, 0, 0
     for r in range(reps):
         boot = _boot(_paired_null_data(rng), n_resamples=400, rng=r)
-        row = compare_models(boot, correction="none").pairs.iloc[0]
+        row = compare_models(boot, correction="none", n_draws=200).pairs.iloc[0]
         rejections += row["pvalue"] < 0.05
         covered += row["ci_low"] <= 0.0 <= row["ci_high"]
     se = np.sqrt(0.05 * 0.95 / reps)
@@ -96,7 +96,7 @@ def test_bootstrap_pvalue_hand_example():
     assert bootstrap_pvalue(dist, est)[0] == pytest.approx((1 + 2) / (5 + 1))
 
 
-def test_rank_intervals_and_p_rank1():
+def test_rank_sets_from_the_conditional_bootstrap():
     rng = np.random.default_rng(3)
     n_conv = 150
     means = np.array([0.0, 0.0, 0.0, 2.0])  # p3 clearly best, p0..p2 tied
@@ -104,11 +104,12 @@ def test_rank_intervals_and_p_rank1():
     res = compare_models(_boot(values, n_resamples=3000, rng=4), correction="holm")
     ranks = res.ranks.set_index("predictor")
     assert ranks.loc["p3", "rank"] == 1
-    assert ranks.loc["p3", "p_rank1"] > 0.999
     assert ranks.loc["p3", "rank_ci_low"] == ranks.loc["p3", "rank_ci_high"] == 1
+    assert ranks.loc["p3", "rank_sim_low"] == ranks.loc["p3", "rank_sim_high"] == 1
     for p in ("p0", "p1", "p2"):
         assert 2 <= ranks.loc[p, "rank_ci_low"] <= ranks.loc[p, "rank_ci_high"] <= 4
-        assert ranks.loc[p, "p_rank1"] < 0.001
+        assert ranks.loc[p, "rank_sim_low"] <= ranks.loc[p, "rank_ci_low"]
+    assert set(res.pairs["estimand"]) == {"these-participants"}
     # lower-is-better metrics would be ranked the other way round (registry); here higher wins
     assert res.discrimination.loc[0, "share_distinguishable"] == pytest.approx(3 / 6)
 
@@ -131,7 +132,7 @@ def test_discrimination_interval_covers_known_signal_to_noise(mu):
     for r in range(reps):
         values = mu + rng.normal(size=(n_conv, 1)) + rng.normal(scale=sigma, size=(n_conv, mu.size))
         disc = compare_models(
-            _boot(values, n_resamples=500, rng=r), correction="none"
+            _boot(values, n_resamples=500, rng=r), correction="none", n_draws=200
         ).discrimination
         covered += disc.loc[0, "ci_low"] <= d_true <= disc.loc[0, "ci_high"]
         estimates.append(disc.loc[0, "discrimination"])
@@ -188,7 +189,8 @@ def test_discrimination_contrast_size_under_equal_signal():
         values = np.empty((100, 8))
         values[:, 0::2] = mu + rng.normal(size=(100, 4))
         values[:, 1::2] = mu + rng.normal(size=(100, 4))
-        res = compare_models(_boot(values, ("a", "b"), n_resamples=300, rng=r), correction="none")
+        res = compare_models(_boot(values, ("a", "b"), n_resamples=300, rng=r), correction="none",
+                             n_draws=200)  # fmt: skip
         rejections += res.discrimination_contrast("a", "b")["pvalue"] < 0.05
     assert rejections / reps < 0.05 + 3.5 * np.sqrt(0.05 * 0.95 / reps)
 
@@ -204,3 +206,62 @@ def test_family_all_corrects_across_metrics():
         overall["pvalue_adjusted"], adjust_pvalues(overall["pvalue"].to_numpy(), method="holm")
     )
     assert (overall["pvalue_adjusted"] >= per_metric["pvalue_adjusted"] - 1e-15).all()
+
+
+# --------------------------------------------------------------------------------------------
+# participant-level comparisons (the default estimand)
+# --------------------------------------------------------------------------------------------
+def _participant_inference(rng, n_part=9, m=12, shift=(0.0, 0.4, 0.1)):
+    from attunestats.inference.participants import participant_inference
+
+    pid = np.repeat(np.arange(n_part), m)
+    k = len(shift)
+    y = (np.asarray(shift) + rng.normal(size=n_part)[pid, None]
+         + rng.normal(scale=0.4, size=(n_part, k))[pid] + rng.normal(size=(len(pid), k)))  # fmt: skip
+    labels = pd.DataFrame({"predictor": [f"p{j}" for j in range(k)], "mode": "default",
+                           "metric": "avg_pairwise_accuracy"})  # fmt: skip
+    design = pd.DataFrame({"conversation_id": np.arange(len(pid)).astype(str),
+                           "participant_id": pid.astype(str)})  # fmt: skip
+    return participant_inference(mean_statistic(y, labels), design), y, pid
+
+
+def test_participant_pairs_carry_effect_sizes_that_agree_with_the_test():
+    from scipy import optimize, stats
+
+    from attunestats.metrics.composite import composite_points_per_unit
+
+    res, y, pid = _participant_inference(np.random.default_rng(31))
+    cmp = compare_models(res, correction="holm", rng=1)
+    pairs = cmp.pairs
+    assert set(pairs["estimand"]) == {"participants"} and set(pairs["unit"]) == {"participants"}
+    # composite points: the metric's weight in the composite (24.5 points per unit here)
+    np.testing.assert_allclose(pairs["composite_points"],
+                               pairs["difference"] * composite_points_per_unit("avg_pairwise_accuracy"))  # fmt: skip
+    # balanced participants: the standardized effect is Cohen's d_z of the participant means
+    row = pairs.iloc[0]
+    d_p = y[:, 0].reshape(9, 12).mean(axis=1) - y[:, 1].reshape(9, 12).mean(axis=1)
+    np.testing.assert_allclose(row["standardized_effect"], d_p.mean() / d_p.std(ddof=1), rtol=1e-9)
+    # its interval inverts the noncentral t at the row's level, independently by brentq
+    t_obs, df, a = row["difference"] / row["standard_error"], row["df"], 1 - row["interval_level"]
+    lo = optimize.brentq(lambda lam: stats.nct.cdf(t_obs, df, lam) - (1 - a / 2), t_obs - 10, t_obs + 10)
+    np.testing.assert_allclose(row["standardized_effect_low"], lo / 3.0, atol=1e-6)
+    # every interval excludes 0 exactly when the adjusted test rejects
+    for lo_c, hi_c in (("ci_low", "ci_high"), ("composite_points_low", "composite_points_high"),
+                       ("standardized_effect_low", "standardized_effect_high")):  # fmt: skip
+        excludes = (pairs[lo_c] > 0) | (pairs[hi_c] < 0)
+        np.testing.assert_array_equal(excludes.to_numpy(), pairs["significant"].to_numpy())
+
+
+def test_pair_returns_a_minus_b_whichever_way_it_was_stored():
+    res, _, _ = _participant_inference(np.random.default_rng(32))
+    cmp = compare_models(res, correction="maxt", rng=2)
+    ab = cmp.pair("p0", "p1").iloc[0]
+    ba = cmp.pair("p1", "p0").iloc[0]
+    assert ab["difference"] == pytest.approx(-ba["difference"])
+    assert (ab["ci_low"], ab["ci_high"]) == pytest.approx((-ba["ci_high"], -ba["ci_low"]))
+    assert ab["pvalue_adjusted"] == ba["pvalue_adjusted"]
+    assert ab["difference"] == pytest.approx(res.estimate[0] - res.estimate[1])
+    with pytest.raises(KeyError, match="predictor 'zz' is not in this comparison"):
+        cmp.pair("p0", "zz")
+    text = str(cmp.summary())
+    assert "population of participants" in text and "simultaneous (max-|t|)" in text

@@ -28,7 +28,7 @@ from attunestats.inference.multiplicity import (
     INTERVAL_KINDS,
     adjust_pvalues,
     check_correction,
-    compatible_alpha,
+    interval_alpha,
     maxt_adjust,
 )
 
@@ -222,7 +222,7 @@ def adjust_family(
             row_alpha = np.mean(stud > crit, axis=0) if k else np.zeros(0)
     else:
         adjusted = adjust_pvalues(family.pvalue, method=correction)
-        row_alpha = compatible_alpha(family.pvalue, adjusted, alpha)
+        row_alpha = interval_alpha(correction, family.pvalue, adjusted, alpha)
         if family.source == "participants":
             crit_rows = stats.t.ppf(1.0 - row_alpha / 2.0, family.df)
         else:
@@ -289,7 +289,9 @@ def noncentral_t_interval(
         lo, hi = tt - width, tt + width
         for _ in range(iterations):
             mid = 0.5 * (lo + hi)
-            above = stats.nct.cdf(tt, dd, mid) > target  # lam too small
+            cdf = stats.nct.cdf(tt, dd, mid)
+            cdf = np.where(np.isnan(cdf), np.where(mid > tt, 0.0, 1.0), cdf)  # far tails
+            above = cdf > target  # lam too small
             lo = np.where(above, mid, lo)
             hi = np.where(above, hi, mid)
         return 0.5 * (lo + hi)

@@ -15,10 +15,10 @@ below alpha" never disagree:
     ``p * m``; intervals at level ``1 - alpha / m`` (simultaneous, conservative).
 ``"holm"`` (Holm 1979) and ``"bh"`` (Benjamini and Hochberg 1995)
     Step-down FWER and step-up FDR adjusted p-values. No simultaneous interval matches a
-    step-wise test; the intervals reported with them are the *compatible* intervals: contrast
-    ``k``'s marginal interval at level ``1 - alpha * p_k / p~_k`` (``p~_k`` its adjusted
-    p-value), which excludes 0 exactly when ``p~_k < alpha``. For BH these are the
-    false-coverage-rate intervals of Benjamini and Yekutieli (2005) for the selected contrasts.
+    step-wise test; the intervals reported with them are *compatible* intervals: marginal
+    intervals at the level the procedure tested each contrast at (:func:`interval_alpha`), which
+    exclude 0 exactly when the adjusted p-value is below alpha. For BH these are the
+    false-coverage-rate intervals of Benjamini and Yekutieli (2005).
 ``"none"``
     Marginal tests and intervals.
 
@@ -96,17 +96,40 @@ def adjust_pvalues(pvalues: Sequence[float] | np.ndarray, *, method: str) -> np.
     return out
 
 
-def compatible_alpha(pvalues: np.ndarray, adjusted: np.ndarray, alpha: float) -> np.ndarray:
-    """Per-contrast interval level ``alpha * p / p~`` (``alpha`` where ``p~ = 0``).
+def interval_alpha(
+    correction: str, pvalues: np.ndarray, adjusted: np.ndarray, alpha: float
+) -> np.ndarray:
+    """Per-contrast level ``alpha_k`` of the intervals reported with a p-value correction.
 
-    The marginal interval at level ``1 - alpha_k`` excludes the null exactly when the adjusted
-    p-value is below ``alpha`` (for intervals and p-values from the same pivot).
+    ``"none"``: ``alpha``; ``"bonferroni"``: ``alpha / m`` (simultaneous); ``"holm"``: the
+    level at which Holm's step-down tested the contrast, ``alpha / (m - i + 1)`` for the
+    ``i``-th smallest p-value among the ``r`` rejected and ``alpha / (m - r)`` for the others;
+    ``"bh"``: ``max(R, 1) alpha / m`` with ``R`` rejections (Benjamini and Yekutieli's 2005
+    false-coverage-rate intervals). In every case the marginal interval at level
+    ``1 - alpha_k`` excludes the null exactly when the adjusted p-value is below ``alpha``.
     """
     p = np.asarray(pvalues, dtype=float)
     adj = np.asarray(adjusted, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        a = np.where(adj > 0, alpha * p / adj, alpha)
-    return np.clip(a, np.finfo(float).tiny, alpha)
+    ok = ~np.isnan(p)
+    m = max(int(ok.sum()), 1)
+    out = np.full(p.shape, np.nan)
+    if correction == "none":
+        out[ok] = alpha
+    elif correction == "bonferroni":
+        out[ok] = alpha / m
+    elif correction == "bh":
+        r = int(np.sum(adj[ok] < alpha))
+        out[ok] = max(r, 1) * alpha / m
+    elif correction == "holm":
+        idx = np.flatnonzero(ok)
+        order = idx[np.argsort(p[idx], kind="stable")]
+        r = int(np.sum(adj[ok] < alpha))
+        steps = np.arange(1, m + 1)
+        levels = np.where(steps <= r, alpha / (m - steps + 1), alpha / max(m - r, 1))
+        out[order] = levels
+    else:
+        raise ValueError(f"no interval level rule for correction {correction!r}")
+    return out
 
 
 def maxt_adjust(
