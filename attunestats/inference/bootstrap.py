@@ -250,6 +250,25 @@ class BootstrapResult(ResultMixin):
     jackknife_distribution: np.ndarray | None = field(repr=False, default=None)
     weights: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 0)))
 
+    @property
+    def estimand_key(self) -> str:
+        """``"these-participants"`` (conversations resampled) or ``"participants"``."""
+        return "participants" if self.plan.unit == "participant" else "these-participants"
+
+    @property
+    def estimand(self) -> str:
+        """The estimand in one sentence."""
+        from attunestats.inference.participants import ESTIMANDS
+
+        return ESTIMANDS[self.estimand_key]
+
+    def describe(self) -> str:
+        """One sentence: estimand and method."""
+        return (
+            f"Estimand: {self.estimand}. Method: {self.method} bootstrap intervals, "
+            f"{self.plan.describe()}, {self.n_resamples} resamples."
+        )
+
     def to_frame(self) -> pd.DataFrame:
         """One tidy row per statistic with estimate, interval, SE and the settings used."""
         frame = self.labels.copy()
@@ -258,6 +277,7 @@ class BootstrapResult(ResultMixin):
         frame["ci_high"] = self.ci_high
         frame["standard_error"] = self.standard_error
         frame["method"] = self.method_used
+        frame["estimand"] = self.estimand_key
         frame["unit"] = (
             self.plan.unit
             if self.plan.strata is None

@@ -8,6 +8,10 @@ contributes an early and a late turn). Per predictor, a phase value is the mean 
 of the conversation's mean over its turns in that phase; intervals come from the conversation
 bootstrap of :mod:`attunestats.inference.bootstrap`, shared by all predictors, phases and metrics (so
 late-minus-early differences are paired).
+
+:func:`phase_inference` (the default) targets the population of participants (participant
+jackknife, :mod:`attunestats.inference.participants`); :func:`phase_bootstrap` is the
+conditional analysis (these participants, conversations resampled).
 """
 
 from __future__ import annotations
@@ -59,21 +63,10 @@ def turn_phases(
     return out.reset_index()
 
 
-def phase_bootstrap(
-    scores: Any,
-    *,
-    metrics: Sequence[str] = DEFAULT_TURN_METRICS,
-    predictors: Sequence[str] | None = None,
-    n_resamples: int = 2000,
-    confidence_level: float = 0.95,
-    method: str = "percentile",
-    rng: RNGLike = None,
-) -> tuple[BootstrapResult, pd.DataFrame]:
-    """Phase means and late-minus-early differences per predictor and metric, with intervals.
-
-    Returns the bootstrap (labels predictor, mode, metric, phase; phase ``late-early`` is the
-    paired difference) and a tidy table of it.
-    """
+def _phase_statistic(
+    scores: Any, metrics: Sequence[str], predictors: Sequence[str] | None
+) -> tuple[Any, pd.DataFrame, int]:
+    """Per conversation: each phase's mean and late - early, as a mean statistic + design."""
     phases = turn_phases(scores, metrics=metrics, predictors=predictors)
     wide = phases.pivot_table(index="conversation_id", columns=["predictor", "mode", "metric", "phase"],
                               values="value", aggfunc="first")  # fmt: skip
@@ -93,11 +86,56 @@ def phase_bootstrap(
     values = np.column_stack(cols)
     label_frame = pd.DataFrame(labels, columns=["predictor", "mode", "metric", "phase"])
     design = scores.design.set_index("conversation_id").loc[wide.index].reset_index()
+    return mean_statistic(values, label_frame), design, len(wide)
+
+
+def phase_inference(
+    scores: Any,
+    *,
+    metrics: Sequence[str] = DEFAULT_TURN_METRICS,
+    predictors: Sequence[str] | None = None,
+    confidence_level: float = 0.95,
+    method: str = "jackknife",
+) -> tuple[Any, pd.DataFrame]:
+    """Phase means and late-minus-early differences with participant-level intervals.
+
+    The estimand is the population of participants; ``method`` is ``"jackknife"`` or ``"cr2"``
+    (:func:`attunestats.inference.participants.participant_inference`). Returns the
+    :class:`~attunestats.inference.participants.ScoreInference` (labels predictor, mode, metric,
+    phase; phase ``late-early`` is the paired difference) and a tidy table of it.
+    """
+    from attunestats.inference.participants import participant_inference
+
+    stat, design, n_conv = _phase_statistic(scores, metrics, predictors)
+    simulated = bool(getattr(scores, "release_info", {}).get("simulated", False))
+    res = participant_inference(stat, design, method=method, confidence_level=confidence_level,
+                                simulated=simulated)  # fmt: skip
+    table = res.to_frame()
+    table["n_conversations"] = n_conv
+    return res, table
+
+
+def phase_bootstrap(
+    scores: Any,
+    *,
+    metrics: Sequence[str] = DEFAULT_TURN_METRICS,
+    predictors: Sequence[str] | None = None,
+    n_resamples: int = 2000,
+    confidence_level: float = 0.95,
+    method: str = "percentile",
+    rng: RNGLike = None,
+) -> tuple[BootstrapResult, pd.DataFrame]:
+    """Phase means and late-minus-early differences per predictor and metric, with intervals.
+
+    Returns the bootstrap (labels predictor, mode, metric, phase; phase ``late-early`` is the
+    paired difference) and a tidy table of it.
+    """
+    stat, design, n_conv = _phase_statistic(scores, metrics, predictors)
     simulated = bool(getattr(scores, "release_info", {}).get("simulated", False))
     boot = run_bootstrap(
-        mean_statistic(values, label_frame), design, method=method, n_resamples=n_resamples,
+        stat, design, method=method, n_resamples=n_resamples,
         confidence_level=confidence_level, rng=rng, simulated=simulated,
     )  # fmt: skip
     table = boot.to_frame()
-    table["n_conversations"] = len(wide)
+    table["n_conversations"] = n_conv
     return boot, table
