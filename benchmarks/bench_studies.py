@@ -31,7 +31,7 @@ CONFIG = {
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 16
-    study = make_study("coverage", CONFIG, n_replicates=n, seed=1)
+    study = make_study("coverage", CONFIG, n_replicates=n, rng=1)
     print(f"coverage study, {n} replicates: releases of 80 conversations x 3 models, "
           f"B = 500 BCa; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:

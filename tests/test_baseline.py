@@ -20,6 +20,7 @@ Carlo error about 1 / sqrt(2 B).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import replace
 
@@ -29,9 +30,12 @@ import pytest
 
 import attunestats as at
 from attunestats import baseline as bl
+from attunestats.baseline.comparison import HUMAN_MEAN, MODEL_MEAN
+from attunestats.baseline.kernel import _AlphaKernel
 from attunestats.constants import SIMULATED_LABEL
 from attunestats.release.load import release_from_documents
 from attunestats.release.simulate import SCENARIOS, simulate_documents
+from attunestats.report import baseline as rb
 
 Z_MAX = 4.5
 RATERS = ["sim-human-1", "sim-human-2", "sim-human-3"]
@@ -170,7 +174,7 @@ def test_pairs_and_participant_agreement_match_the_formula(formula):
         row = pairs.loc[(r, s)]
         a = _pair_agreement(rho, p[r], p[s])
         assert abs(row["percent_agreement"] - a) < Z_MAX * np.sqrt(a * (1 - a) / row["n_units"])
-    summary = res.summary.iloc[0]
+    summary = res.by_annotation.iloc[0]
     # with rho = 0.8 raters agree with each other far more than with the participant; with rho = 0
     # less (independent errors): the paired interval must say so
     if rho > 0.5:
@@ -300,7 +304,7 @@ def test_cluster_bootstrap_resamples_equal_alpha_on_expanded_data(paper):
     ):
         spec = bl.ANNOTATION_TYPES[name]
         long = bl.annotation_ratings(release, annotations=[name])[name]
-        kernel = bl._AlphaKernel(long, spec)
+        kernel = _AlphaKernel(long, spec)
         rows = kernel.rows(RATERS)
         sub = kernel.subset(rows, kernel.unit_conversation, len(kernel.conversations))
         weights = (
@@ -374,8 +378,8 @@ def test_differences_equal_score_estimates(paper, hvm):
         humans = [pred[(h, metric)] for h in hvm.humans]
         models = [pred[(m, metric)] for m in hvm.models]
         for row in sub.itertuples():
-            h = np.mean(humans) if row.human == bl.HUMAN_MEAN else pred[(row.human, metric)]
-            m = np.mean(models) if row.model == bl.MODEL_MEAN else pred[(row.model, metric)]
+            h = np.mean(humans) if row.human == HUMAN_MEAN else pred[(row.human, metric)]
+            m = np.mean(models) if row.model == MODEL_MEAN else pred[(row.model, metric)]
             assert row.estimate_human == pytest.approx(h, abs=1e-12)
             assert row.estimate_model == pytest.approx(m, abs=1e-12)
             assert row.difference == pytest.approx(h - m, abs=1e-12)
@@ -433,10 +437,10 @@ def test_summary_counts_models_beaten_after_correction(hvm):
         adj = adjust_pvalues(per["pvalue"].to_numpy(), method="holm")
         np.testing.assert_allclose(per["pvalue_adjusted"], adj)
         beaten = int(((adj < 0.05) & (per["difference"] > 0)).sum())
-        row = hvm.summary.set_index("metric").loc[metric]
+        row = hvm.by_metric.set_index("metric").loc[metric]
         assert row["n_models_beaten"] == beaten
         assert row["share_models_beaten"] == beaten / len(hvm.models)
-    assert hvm.comparisons["simulated"].all() and hvm.summary["simulated"].all()
+    assert hvm.comparisons["simulated"].all() and hvm.by_metric["simulated"].all()
     assert set(hvm.comparisons["correction"]) == {"holm"}
 
 
@@ -499,19 +503,61 @@ def test_tables_and_figures_are_labelled_simulated(paper):
     for frame in tables.values():
         assert frame["simulated"].all()
     figs = [
-        bl.plot_rater_agreement(tables["rater_agreement"], simulated=True),
-        bl.plot_rater_vs_participant(tables["rater_vs_participant_summary"], simulated=True),
-        bl.plot_humans_vs_models(tables["humans_vs_models_summary"], simulated=True),
-        bl.plot_humans_vs_models(
+        rb.plot_rater_agreement(tables["rater_agreement"], simulated=True),
+        rb.plot_rater_vs_participant(tables["rater_vs_participant_summary"], simulated=True),
+        rb.plot_humans_vs_models(tables["humans_vs_models_summary"], simulated=True),
+        rb.plot_humans_vs_models(
             tables["humans_vs_models"], metric="avg_pairwise_accuracy", simulated=True
         ),
-        bl.plot_claim_f(bl.claim_f(scores, n_resamples=200, rng=1)),
+        rb.plot_claim_f(bl.claim_f(scores, n_resamples=200, rng=1)),
     ]
     import matplotlib.pyplot as plt
 
     for fig in figs:
         assert SIMULATED_LABEL in [t.get_text() for t in fig.texts]
         plt.close(fig)
+
+
+def test_results_follow_the_result_protocol(paper, hvm):
+    """summary() and repr() of every result: title, SIMULATED tag, the table to_frame() gives."""
+    release, scores = paper
+    results = {
+        "Agreement among the human raters": bl.rater_agreement(
+            release, annotations=["pairwise", "q3_model_fit"], n_resamples=50, rng=1
+        ),
+        "Human raters against the participants": bl.rater_vs_participant(
+            release, annotations=["pairwise"], n_resamples=50, rng=1
+        ),
+        "Human raters against models (paired bootstrap)": hvm,
+        "Claim (f): the human baseline on preferences and on goals": bl.claim_f(
+            scores, n_resamples=200, rng=1
+        ),
+    }
+    for title, res in results.items():
+        assert dataclasses.is_dataclass(res) and res.__dataclass_params__.frozen
+        text = str(res.summary())
+        assert text.splitlines()[1].startswith(title), text
+        assert "SIMULATED DATA" in text and SIMULATED_LABEL in text
+        line = repr(res)
+        assert line.startswith(f"<{type(res).__name__}: {len(res.to_frame())} rows")
+        assert "SIMULATED" in line and "\n" not in line
+    agreement = str(results["Agreement among the human raters"].summary())
+    assert "q3_model_fit" in agreement and "Raters:" in agreement
+    claim = str(results["Claim (f): the human baseline on preferences and on goals"].summary())
+    assert "Verdict:" in claim and "preference" in claim
+
+
+def test_statistics_do_not_import_the_report_layer():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, attunestats.baseline, attunestats.independence; "
+        "print(sorted(m for m in sys.modules if m.startswith(('attunestats.report', "
+        "'attunestats.artifacts', 'attunestats.cli', 'matplotlib'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_bad_input_is_rejected(paper):

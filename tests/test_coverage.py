@@ -47,10 +47,10 @@ def test_conversation_bootstrap_coverage_small():
     effects = draw_effects(config, rng=5)
     n_pop = 1500
     population = population_values(
-        effects, n_conversations=n_pop, chunk_size=500, seed=99, metrics=METRICS
+        effects, n_conversations=n_pop, chunk_size=500, rng=99, metrics=METRICS
     )
     reps = [
-        coverage_replicate(effects, population, seed=1000 + s, n_resamples=500, metrics=METRICS)
+        coverage_replicate(effects, population, rng=1000 + s, n_resamples=500, metrics=METRICS)
         for s in range(24)
     ]
     frame = pd.concat(reps, ignore_index=True)
@@ -68,11 +68,11 @@ def test_conversation_bootstrap_coverage_full(method):
     effects = draw_effects(config, rng=17)
     n_pop = 40_000
     population = population_values(
-        effects, n_conversations=n_pop, chunk_size=1000, seed=7, metrics=METRICS
+        effects, n_conversations=n_pop, chunk_size=1000, rng=7, metrics=METRICS
     )
     reps = [
         coverage_replicate(
-            effects, population, seed=5000 + s, n_resamples=1000, method=method, metrics=METRICS
+            effects, population, rng=5000 + s, n_resamples=1000, method=method, metrics=METRICS
         )
         for s in range(400)
     ]
@@ -91,13 +91,13 @@ def test_participant_plan_coverage_is_measured():
     config = SimulationConfig(n_conversations=200, n_models=5, n_human_raters=1)
     effects = draw_effects(config, rng=17)
     population = population_values(
-        effects, n_conversations=20_000, chunk_size=1000, seed=7, metrics=METRICS
+        effects, n_conversations=20_000, chunk_size=1000, rng=7, metrics=METRICS
     )
     reps = [
         coverage_replicate(
             effects,
             population,
-            seed=9000 + s,
+            rng=9000 + s,
             n_resamples=1000,
             unit="participant",
             metrics=METRICS,

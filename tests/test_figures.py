@@ -48,3 +48,27 @@ def test_heatmap_and_phase_lines_render(tmp_path):
     )
     F.save_figure(F.phase_lines(table, metrics=["m"], simulated=True), "p", tmp_path)
     assert len(list((tmp_path / "figures").iterdir())) == 4
+
+
+def test_baseline_figures_from_report_layer_save_with_the_label(tmp_path):
+    """The human-baseline figures live in attunestats.report.baseline (moved out of baseline/)."""
+    from attunestats.report import baseline as RB
+
+    agreement = pd.DataFrame({"annotation": ["pairwise", "q2_emotion_clarity", "four_branch"],
+                              "alpha": [0.4, np.nan, 0.7], "ci_low": [0.3, np.nan, 0.6],
+                              "ci_high": [0.5, np.nan, 0.8]})  # fmt: skip
+    differences = agreement.rename(columns={"alpha": "difference"})
+    by_metric = pd.DataFrame({"metric": ["avg_pairwise_accuracy", "q1_looking_for_score"],
+                              "pillar": ["preference", None], "difference": [0.1, -0.2],
+                              "ci_low": [0.0, -0.3], "ci_high": [0.2, -0.1]})  # fmt: skip
+    figs = {
+        "agreement": RB.plot_rater_agreement(agreement, simulated=True),
+        "participants": RB.plot_rater_vs_participant(differences, simulated=True),
+        "humans_models": RB.plot_humans_vs_models(by_metric, simulated=True),
+    }
+    for name, fig in figs.items():
+        assert SIMULATED_LABEL in [t.get_text() for t in fig.texts]
+        ax = fig.axes[0]
+        assert len(ax.get_yticks()) == 2  # one row each; the NaN row is left out
+        F.save_figure(fig, name, tmp_path)
+    assert len(list((tmp_path / "figures").iterdir())) == 6

@@ -540,14 +540,21 @@ def test_report_end_to_end_on_a_simulated_release(small_scores, tmp_path):
     assert set(table["verdict"]) <= {"independent", "weakly related", "related",
                                      "too noisy to tell"}  # fmt: skip
     assert table["simulated"].all() and table.attrs["label"] == SIMULATED_LABEL
-    assert rep.summary.attrs["label"] == SIMULATED_LABEL
+    assert rep.global_tests.attrs["label"] == SIMULATED_LABEL
     # simultaneous intervals contain the per-pair ones
     assert np.all(table["verdict_ci_low"] <= table["corrected_ci_low"] + 1e-12)
     assert np.all(table["verdict_ci_high"] >= table["corrected_ci_high"] - 1e-12)
     from attunestats.report.figures import save_figure
+    from attunestats.report.independence import plot_independence
 
-    paths = save_figure(rep.figure(), "independence", tmp_path)
+    paths = save_figure(plot_independence(rep), "independence", tmp_path)
     assert all(p.exists() and p.stat().st_size > 0 for p in paths)
+    # the result protocol: summary() with title, SIMULATED tag and the global tests; short repr
+    text = str(rep.summary())
+    assert text.splitlines()[1].startswith("Capability independence")
+    assert "SIMULATED DATA" in text and SIMULATED_LABEL in text
+    assert "global independence test" in text and "Kendall's W" in text
+    assert repr(rep).startswith("<IndependenceReport: 10 rows") and "SIMULATED" in repr(rep)
 
 
 def test_report_is_reproducible_and_ignores_row_order(small_scores):

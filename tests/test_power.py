@@ -23,10 +23,10 @@ from attunestats.design.power import (
     design_effect,
     fit_contrast,
     fit_contrast_values,
-    plot_power_curves,
     power_curve,
     reliability_at,
 )
+from attunestats.report.power import plot_power_curves
 
 
 def _mc_se(p: float, n: int) -> float:
@@ -131,7 +131,7 @@ def test_simulated_power_agrees_with_exact_analytic_power():
     # match the noncentral t power within Monte Carlo error, at every grid point.
     model = ContrastModel("paired", effect=0.25, sd=1.0, icc=0.2)
     res = power_curve(model, n_conversations=[60, 200], n_participants=[6, 20],
-                      n_simulations=3000, seed=12, effects=[0.0, 0.25])  # fmt: skip
+                      n_simulations=3000, rng=12, effects=[0.0, 0.25])  # fmt: skip
     table = res.table
     assert len(table) == 8 and (table["n_simulations"] == 3000).all()
     for row in table.itertuples():
@@ -151,7 +151,7 @@ def test_simulated_power_agrees_with_design_effect_formula_for_many_clusters():
     z = model.analytic_power(n, p, method="z")
     t = model.analytic_power(n, p, method="t")
     assert abs(z - t) < _mc_se(z, n_sim)
-    res = power_curve(model, n_conversations=n, n_participants=p, n_simulations=n_sim, seed=3)
+    res = power_curve(model, n_conversations=n, n_participants=p, n_simulations=n_sim, rng=3)
     row = res.table.iloc[0]
     assert row["analytic_z"] == pytest.approx(z)
     assert row["design_effect"] == pytest.approx(1 + 4 * 0.25)
@@ -168,7 +168,7 @@ def test_simulated_power_of_contrasts_agrees_with_analytic(design, n, p, allocat
     model = ContrastModel(design, effect=0.35, sd=1.0, icc=0.3, allocation=allocation)
     n_sim = 3000
     res = power_curve(model, n_conversations=n, n_participants=p, n_simulations=n_sim,
-                      seed=21, effects=[0.0, 0.35])  # fmt: skip
+                      rng=21, effects=[0.0, 0.35])  # fmt: skip
     for row in res.table.itertuples():
         assert abs(row.power - row.analytic_t) < 4 * _mc_se(row.analytic_t, n_sim), row
 
@@ -179,7 +179,7 @@ def test_cluster_bootstrap_power_agrees_with_normal_theory():
     model = ContrastModel("paired", effect=0.2, sd=1.0, icc=0.3)
     n, p, n_sim = 200, 100, 300
     res = power_curve(model, n_conversations=n, n_participants=p, n_simulations=n_sim,
-                      test="bootstrap", n_resamples=499, seed=5, effects=[0.2])  # fmt: skip
+                      test="bootstrap", n_resamples=499, rng=5, effects=[0.2])  # fmt: skip
     row = res.table.iloc[0]
     z = model.analytic_power(n, p, method="z")
     # Monte Carlo error of the datasets plus that of 499 resamples in each p-value (small)
@@ -189,7 +189,7 @@ def test_cluster_bootstrap_power_agrees_with_normal_theory():
 def test_simulated_mde_agrees_with_analytic_mde():
     model = ContrastModel("paired", effect=0.2, sd=1.0, icc=0.1)
     n, p, n_sim = 120, 12, 3000
-    res = power_curve(model, n_conversations=n, n_participants=p, n_simulations=n_sim, seed=8)
+    res = power_curve(model, n_conversations=n, n_participants=p, n_simulations=n_sim, rng=8)
     mde = res.minimum_detectable_effect(0.8).iloc[0]
     exact = analytic_mde(sd=1.0, n_conversations=n, n_participants=p, icc=0.1, method="t")
     assert mde["analytic_t"] == pytest.approx(exact)
@@ -205,7 +205,7 @@ def test_simulated_mde_agrees_with_analytic_mde():
 
 def test_power_curve_is_reproducible_and_executor_independent():
     model = ContrastModel("between", effect=0.4, sd=1.0, icc=0.2, cluster_cv=0.4)
-    kw = {"n_conversations": [40, 80], "n_participants": [8], "n_simulations": 150, "seed": 2,
+    kw = {"n_conversations": [40, 80], "n_participants": [8], "n_simulations": 150, "rng": 2,
           "batch_size": 40}  # fmt: skip
     a = power_curve(model, **kw)
     b = power_curve(model, executor="processes", n_workers=2, **kw)
@@ -336,7 +336,7 @@ def test_independence_power_curve_size_and_growth():
     from attunestats.design.power import independence_power_curve
 
     res = independence_power_curve([20, 400], skill_sd=1.0, noise_sd=8.0, correlations=(0.0, 0.7),
-                                   n_simulations=200, n_permutations=199, seed=3)  # fmt: skip
+                                   n_simulations=200, n_permutations=199, rng=3)  # fmt: skip
     t = res.table.set_index(["n_conversations", "true_correlation"])
     # the permutation test is exact: size alpha within Monte Carlo error
     for n in (20, 400):
@@ -356,7 +356,7 @@ def test_release_power_runs_the_full_pipeline_identically_on_two_executors():
     from attunestats.release.simulate import SCENARIOS
 
     kw = {"metric": "avg_pairwise_accuracy", "n_conversations": [16], "n_participants": [4],
-          "logit_differences": [0.0, 2.0], "n_simulations": 3, "n_resamples": 99, "seed": 4}  # fmt: skip
+          "logit_differences": [0.0, 2.0], "n_simulations": 3, "n_resamples": 99, "rng": 4}  # fmt: skip
     a = release_power(SCENARIOS["null"], **kw)
     b = release_power(SCENARIOS["null"], executor="processes", n_workers=2, **kw)
     pd.testing.assert_frame_equal(a.table, b.table)
@@ -395,7 +395,7 @@ def test_release_power_size_under_the_null():
                    skill_sd=0.0)  # fmt: skip
     res = release_power(null, metric="pooled_binary_om_mcc", n_conversations=[40],
                         n_participants=[8], logit_differences=[0.0], unit="conversation",
-                        n_simulations=300, n_resamples=499, seed=1)  # fmt: skip
+                        n_simulations=300, n_resamples=499, rng=1)  # fmt: skip
     power = float(res.table["power"].iloc[0])
     print(f"size of the paired bootstrap test of pooled MCC: {power:.4f} (300 releases)")
     assert abs(power - 0.05) < 4 * _mc_se(0.05, 300)
@@ -421,7 +421,7 @@ def test_release_power_agrees_with_normal_theory():
     n, n_sim = 60, 200
     res = release_power(cfg, metric="avg_pairwise_accuracy", n_conversations=[n],
                         n_participants=[12], logit_differences=[0.25], unit="conversation",
-                        n_simulations=n_sim, n_resamples=499, seed=5)  # fmt: skip
+                        n_simulations=n_sim, n_resamples=499, rng=5)  # fmt: skip
     est = res.simulations["estimate"].to_numpy()
     mu, sd = abs(est.mean()), est.std(ddof=1)
     assert mu > 3 * sd / math.sqrt(n_sim), "the planted difference must show"
@@ -445,7 +445,7 @@ def test_release_power_agrees_with_normal_theory():
 def test_plot_power_curves_two_panels_with_label(tmp_path):
     model = ContrastModel("paired", effect=0.3, sd=1.0, icc=0.2)
     res = power_curve(model, n_conversations=[40, 80, 160], n_participants=[8, 16],
-                      n_simulations=50, seed=1)  # fmt: skip
+                      n_simulations=50, rng=1)  # fmt: skip
     fig = plot_power_curves(res.to_frame(), simulated=True)
     axes = fig.get_axes()
     assert len(axes) == 2
@@ -460,6 +460,40 @@ def test_plot_power_curves_two_panels_with_label(tmp_path):
     assert all(p.stat().st_size > 0 for p in paths)
     with pytest.raises(ValueError, match="frame lacks columns"):
         plot_power_curves(pd.DataFrame({"power": [0.5]}), simulated=True)
+
+
+def test_power_result_protocol_and_rng():
+    model = ContrastModel("paired", effect=0.3, sd=1.0, icc=0.2)
+    kw = {"n_conversations": [40], "n_participants": [8], "n_simulations": 20}
+    res = power_curve(model, rng=3, **kw)
+    assert res.seed == 3
+    text = str(res.summary())
+    assert "Simulated power" in text and "SIMULATED DATA" in text and "Seed:" in text
+    assert repr(res).startswith("<PowerResult: 1 rows;") and "SIMULATED" in repr(res)
+    # a SeedSequence or Generator seeds the study through root_seed; the seed is recorded
+    a = power_curve(model, rng=np.random.SeedSequence(11), **kw)
+    b = power_curve(model, rng=np.random.SeedSequence(11), **kw)
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+    again = power_curve(model, rng=a.seed, **kw)
+    pd.testing.assert_frame_equal(again.to_frame(), a.to_frame())
+    with pytest.raises(TypeError, match="rng must be"):
+        power_curve(model, rng="seven", **kw)
+
+
+def test_design_imports_no_report_or_cli_and_studies_no_power():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import attunestats.design.studies\n"
+        "assert not [m for m in sys.modules if m.startswith('attunestats.design.power')]\n"
+        "import attunestats.design.power, attunestats.design.coverage\n"
+        "bad = [m for m in sys.modules if m.startswith(('attunestats.report', 'attunestats.cli',\n"
+        "       'attunestats.artifacts'))]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_power_command(tmp_path, capsys):

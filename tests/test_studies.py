@@ -95,8 +95,8 @@ def test_same_results_serial_processes_and_dask(tmp_path, local_cluster):
     from distributed import Client
 
     studies = {
-        "mean": make_study("mean_coverage", MEAN_STUDY, n_replicates=30, seed=11),
-        "coverage": make_study("coverage", TINY_COVERAGE, n_replicates=2, seed=1),
+        "mean": make_study("mean_coverage", MEAN_STUDY, n_replicates=30, rng=11),
+        "coverage": make_study("coverage", TINY_COVERAGE, n_replicates=2, rng=1),
     }
     for label, study in studies.items():
         serial = run_study(study, tmp_path / f"{label}-serial.parquet", progress=False)
@@ -128,7 +128,7 @@ def test_same_results_serial_processes_and_dask(tmp_path, local_cluster):
 
 
 def test_dask_scheduler_address_and_worker_count_do_not_change_results(tmp_path, local_cluster):
-    study = make_study("mean_coverage", MEAN_STUDY, n_replicates=12, seed=4)
+    study = make_study("mean_coverage", MEAN_STUDY, n_replicates=12, rng=4)
     ref = run_study(study, tmp_path / "serial.parquet", progress=False)
     res = run_study(
         study, tmp_path / "addr.parquet", executor="dask",
@@ -225,8 +225,8 @@ def test_killed_study_resumes_to_the_same_file(tmp_path, helper_module):
 
 
 def test_extending_a_study_gives_the_file_of_the_larger_study(tmp_path):
-    small = make_study("mean_coverage", MEAN_STUDY, n_replicates=8, seed=3)
-    large = make_study("mean_coverage", MEAN_STUDY, n_replicates=20, seed=3)
+    small = make_study("mean_coverage", MEAN_STUDY, n_replicates=8, rng=3)
+    large = make_study("mean_coverage", MEAN_STUDY, n_replicates=20, rng=3)
     out = tmp_path / "grow.parquet"
     run_study(small, out, progress=False)
     grown = run_study(large, out, progress=False)
@@ -252,12 +252,34 @@ def test_failed_replicate_names_itself_and_keeps_finished_ones(tmp_path, helper_
 
 def test_a_different_study_at_the_same_path_is_refused(tmp_path):
     out = tmp_path / "s.parquet"
-    run_study(make_study("mean_coverage", n_replicates=3, seed=1), out, progress=False)
-    other = make_study("mean_coverage", n_replicates=3, seed=2)
+    run_study(make_study("mean_coverage", n_replicates=3, rng=1), out, progress=False)
+    other = make_study("mean_coverage", n_replicates=3, rng=2)
     with pytest.raises(ValueError, match="different study"):
         run_study(other, out, progress=False)
     res = run_study(other, out, progress=False, overwrite=True)
     assert res.n_computed == 3
+
+
+def test_study_result_protocol_and_rng(tmp_path):
+    from attunestats.design.studies import resolve
+
+    res = run_study(make_study("mean_coverage", MEAN_STUDY, n_replicates=4, rng=5),
+                    tmp_path / "r.parquet", progress=False)  # fmt: skip
+    assert res.seed == res.study.seed == 5
+    text = str(res.summary())
+    assert "Simulation study" in text and "SIMULATED DATA" in text
+    assert "4 (4 computed, 0 resumed)" in text and "Seed:" in text
+    assert repr(res) == "<StudyResult: 8 rows; study='mean_coverage'; 4 replicates; SIMULATED>"
+    # rng: a SeedSequence gives a reproducible int study seed, recorded in the study
+    one = make_study("mean_coverage", n_replicates=2, rng=np.random.SeedSequence(9))
+    two = make_study("mean_coverage", n_replicates=2, rng=np.random.SeedSequence(9))
+    assert one.seed == two.seed and one.fingerprint == two.fingerprint
+    with pytest.raises(ValueError, match="non-negative"):
+        make_study("mean_coverage", n_replicates=2, rng=-1)
+    # every registered kind names importable replicate (and setup) functions
+    for kind in STUDY_KINDS.values():
+        assert callable(resolve(kind.replicate))
+        assert kind.setup is None or callable(resolve(kind.setup))
 
 
 # --------------------------------------------------------------------------------------------
@@ -269,16 +291,16 @@ def test_study_input_errors(tmp_path):
     with pytest.raises(ValueError, match="package.module:function"):
         Study("no_colon_here")
     with pytest.raises(TypeError, match="config must be JSON-serialisable"):
-        Study("attunestats.design.studies:mean_coverage_replicate", {"x": object()})
+        Study("attunestats.design.studies.kinds:mean_coverage_replicate", {"x": object()})
     with pytest.raises(TypeError, match="config must be JSON-serialisable"):
-        Study("attunestats.design.studies:mean_coverage_replicate", {"x": float("nan")})
+        Study("attunestats.design.studies.kinds:mean_coverage_replicate", {"x": float("nan")})
     with pytest.raises(ValueError, match="n_replicates must be an integer >= 1; got 0"):
-        Study("attunestats.design.studies:mean_coverage_replicate", n_replicates=0)
+        Study("attunestats.design.studies.kinds:mean_coverage_replicate", n_replicates=0)
     with pytest.raises(ValueError, match="unknown study kind 'nope'"):
-        make_study("nope", n_replicates=1, seed=0)
+        make_study("nope", n_replicates=1, rng=0)
     with pytest.raises(ValueError, match=r"unknown config keys \['iccc'\]"):
-        make_study("mean_coverage", {"iccc": 0.1}, n_replicates=1, seed=0)
-    study = make_study("mean_coverage", n_replicates=2, seed=0)
+        make_study("mean_coverage", {"iccc": 0.1}, n_replicates=1, rng=0)
+    study = make_study("mean_coverage", n_replicates=2, rng=0)
     with pytest.raises(ValueError, match="executor must be one of"):
         run_study(study, tmp_path / "a.parquet", executor="threads")
     with pytest.raises(ValueError, match="out must be a .parquet file path"):
@@ -287,7 +309,7 @@ def test_study_input_errors(tmp_path):
         run_study(study, tmp_path / "a.parquet", scheduler="tcp://x:1")
     with pytest.raises(ValueError, match="n_workers must be a positive integer"):
         run_study(study, tmp_path / "a.parquet", executor="processes", n_workers=0)
-    bad = Study("attunestats.design.studies:not_there", n_replicates=1)
+    bad = Study("attunestats.design.studies.kinds:not_there", n_replicates=1)
     with pytest.raises(ImportError, match="has no 'not_there'"):
         run_study(bad, tmp_path / "b.parquet", progress=False)
     assert not (tmp_path / "b.parquet.parts").exists(), "nothing written before the check"
@@ -307,14 +329,14 @@ def test_replicate_must_return_a_frame_without_reserved_columns(tmp_path, helper
 # --------------------------------------------------------------------------------------------
 def test_progress_line_reports_counts_rate_and_eta(tmp_path):
     stream = io.StringIO()
-    study = make_study("mean_coverage", n_replicates=40, seed=2)
+    study = make_study("mean_coverage", n_replicates=40, rng=2)
     run_study(study, tmp_path / "p.parquet", progress=True, stream=stream)
     lines = stream.getvalue().strip().splitlines()
     assert len(lines) == 20  # not a terminal: one line per 5%
     assert lines[-1].startswith("mean_coverage: 40/40 replicates")
     assert "/s, elapsed" in lines[0] and "ETA" in lines[0]
     stream = io.StringIO()
-    run_study(make_study("mean_coverage", n_replicates=60, seed=2), tmp_path / "p.parquet",
+    run_study(make_study("mean_coverage", n_replicates=60, rng=2), tmp_path / "p.parquet",
               progress=True, stream=stream)  # fmt: skip
     assert "(40 resumed)" in stream.getvalue()
 
@@ -362,7 +384,7 @@ def test_study_command_runs_and_summarises(tmp_path, capsys):
     assert code == 0
     assert "10 replicates (10 computed, 0 resumed)" in capsys.readouterr().out
     reference = run_study(
-        make_study("mean_coverage", MEAN_STUDY, n_replicates=10, seed=1),
+        make_study("mean_coverage", MEAN_STUDY, n_replicates=10, rng=1),
         tmp_path / "api.parquet", progress=False,
     )  # fmt: skip
     assert _bytes(out) == _bytes(reference.path)
@@ -378,7 +400,7 @@ def test_study_command_runs_and_summarises(tmp_path, capsys):
 def test_recovery_study_gives_the_same_file_serially_and_in_two_processes(tmp_path):
     # hierarchical recovery replicates (simulate, fit with seeded chains, compare with the
     # planted truth) are pure functions of their seed like any other replicate
-    study = make_study("recovery", {"draws": 100, "tune": 100}, n_replicates=2, seed=3)
+    study = make_study("recovery", {"draws": 100, "tune": 100}, n_replicates=2, rng=3)
     serial = run_study(study, tmp_path / "serial.parquet", progress=False)
     procs = run_study(study, tmp_path / "procs.parquet", executor="processes", n_workers=2,
                       progress=False)  # fmt: skip

@@ -63,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``attunestats`` command."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    # no list(...) here: importing the command module cli/list.py binds ``list`` in this namespace
+    argv = [*(sys.argv[1:] if argv is None else argv)]
     if argv and argv[0] in _PASSTHROUGH:
         # these commands parse their own arguments (argparse.REMAINDER cannot pass on --help)
         args = argparse.Namespace(command=argv[0], rest=argv[1:], func=_passthrough)

@@ -143,7 +143,8 @@ def _model_from_args(args: Any) -> Any:
 
 
 def _cmd_curve(args: Any) -> int:
-    from attunestats.design.power import plot_power_curves, power_curve
+    from attunestats.design.power import power_curve
+    from attunestats.report.power import plot_power_curves
 
     model = _model_from_args(args)
     print(f"model: {model.design} contrast {model.label!r} on {model.metric or 'values'}: "
@@ -153,7 +154,7 @@ def _cmd_curve(args: Any) -> int:
     result = power_curve(
         model, n_conversations=args.conversations, n_participants=args.participants,
         effects=effects, n_simulations=args.simulations, alpha=args.alpha,
-        alternative=args.alternative, test=args.test, seed=args.seed, out=args.study,
+        alternative=args.alternative, test=args.test, rng=args.seed, out=args.study,
         **executor_options(args),
     )  # fmt: skip
     _print_table(result.to_frame(), args.out_csv)
@@ -170,8 +171,9 @@ def _cmd_curve(args: Any) -> int:
 
 
 def _cmd_release(args: Any) -> int:
-    from attunestats.design.power import plot_power_curves, release_power
+    from attunestats.design.power import release_power
     from attunestats.release.simulate import SCENARIOS, truth_from_file
+    from attunestats.report.power import plot_power_curves
 
     effects = truth_from_file(args.truth) if args.truth else None
     if args.scenario not in SCENARIOS:
@@ -187,7 +189,7 @@ def _cmd_release(args: Any) -> int:
         ),
         effects=effects, predictors=args.predictors, unit=args.unit,
         n_simulations=args.simulations, n_resamples=args.resamples, alpha=args.alpha,
-        seed=args.seed, out=args.study, **executor_options(args),
+        rng=args.seed, out=args.study, **executor_options(args),
     )  # fmt: skip
     _print_table(result.to_frame(), args.out_csv)
     if args.figure:

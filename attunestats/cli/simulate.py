@@ -1,4 +1,4 @@
-"""``attunestats simulate OUT --seed N``: write a simulated release (official format + truth.json)."""
+"""``attunestats simulate OUT --seed N``: a simulated release (official format + truth.json)."""
 
 from __future__ import annotations
 

@@ -96,7 +96,7 @@ def study_command(argv: Sequence[str]) -> int:
                 args.kind,
                 _config_argument(args.config),
                 n_replicates=args.replicates,
-                seed=args.seed,
+                rng=args.seed,
             )
             result = run_study(study, args.out, overwrite=args.overwrite, **executor_options(args))
             print(

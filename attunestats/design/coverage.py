@@ -26,6 +26,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from attunestats._rng import RNGLike, root_seed
 from attunestats.inference.bootstrap import bootstrap_scores
 from attunestats.release.load import release_from_documents
 from attunestats.release.simulate import (
@@ -47,16 +48,18 @@ def population_values(
     *,
     n_conversations: int = 20_000,
     chunk_size: int = 500,
-    seed: int = 0,
+    rng: RNGLike = 0,
     metrics: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Predictor-level values of every conversation-level metric on a very large release.
 
-    Returns a frame (predictor, mode, metric, value, n_conversations). Chunks use seeds
-    ``(seed, chunk index)`` so they are independent of each other and of the replicates
-    (which use other seeds).
+    Returns a frame (predictor, mode, metric, value, n_conversations). With ``seed =
+    root_seed(rng)`` (``rng`` itself when an int), chunks use seeds ``(seed, chunk index)`` so
+    they are independent of each other and of the replicates (which use other seeds).
     """
     from attunestats.metrics.registry import METRICS, pooled_statistic
+
+    seed = root_seed(rng)
 
     if n_conversations < chunk_size:
         chunk_size = n_conversations
@@ -102,7 +105,7 @@ def population_values(
 def coverage_replicate(
     effects: TrueEffects,
     population: pd.DataFrame,
-    seed: int,
+    rng: RNGLike,
     *,
     n_conversations: int | None = None,
     n_resamples: int = 1000,
@@ -114,12 +117,15 @@ def coverage_replicate(
     """One replicate: draw a release from ``effects``, bootstrap it, check coverage.
 
     Returns one row per predictor x metric (``kind="mean"``) and per predictor pair x metric
-    (``kind="difference"``): estimate, ci_low, ci_high, truth, covered, seed.
+    (``kind="difference"``): estimate, ci_low, ci_high, truth, covered, seed (the int seed of the
+    release and of the bootstrap: ``rng`` itself when an int, else drawn from it).
     """
     import warnings
     from dataclasses import replace
 
     from attunestats.errors import AttunestatsWarning
+
+    seed = root_seed(rng)
 
     config = (
         effects.config
@@ -195,6 +201,6 @@ def coverage_replicate(
     return frame
 
 
-def coverage_population(config: SimulationConfig, *, seed: int) -> TrueEffects:
-    """The population (effects) of a coverage study."""
-    return draw_effects(config, rng=seed)
+def coverage_population(config: SimulationConfig, *, rng: RNGLike) -> TrueEffects:
+    """The population (effects) of a coverage study (``rng`` as in :func:`draw_effects`)."""
+    return draw_effects(config, rng=rng)

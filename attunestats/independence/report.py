@@ -1,13 +1,17 @@
-"""The capability-independence report: one table, one heatmap, a verdict per pair."""
+"""The capability-independence report: one table and a verdict per pair of capabilities.
+
+Its heatmap is drawn by :func:`attunestats.report.independence.plot_independence`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
+from attunestats._results import ResultMixin, format_number
 from attunestats._rng import RNGLike, check_rng, seed_record
 from attunestats.independence._matrix import MetricMatrix, capability_matrix, label_frame
 from attunestats.independence.correlation import CorrelationResult, rank_correlations
@@ -25,9 +29,6 @@ from attunestats.independence.structure import (
     principal_components,
 )
 from attunestats.inference.compare import CORRECTIONS
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
 
 VERDICTS = ("independent", "weakly related", "related", "too noisy to tell")
 BASES = ("disattenuated", "latent")
@@ -79,8 +80,8 @@ def verdict_from_posterior(
     return out
 
 
-@dataclass(frozen=True)
-class IndependenceReport:
+@dataclass(frozen=True, repr=False)
+class IndependenceReport(ResultMixin):
     """Everything the independence analysis found, with one verdict per pair of capabilities.
 
     Attributes
@@ -90,13 +91,17 @@ class IndependenceReport:
         permutation p-value (raw and adjusted), the Pearson correlation, the noise-corrected
         correlation with its population interval (and the interval for these models), the
         reliabilities, the latent posterior when fitted, and ``verdict`` with ``verdict_basis``.
-    summary : pandas.DataFrame
+    global_tests : pandas.DataFrame
         Global quantities: the global independence test, Kendall's W across metrics and the
         first principal component's share, each against its permutation null.
+
+    The heatmap of the report is :func:`attunestats.report.independence.plot_independence`.
     """
 
+    _title = "Capability independence"
+
     table: pd.DataFrame
-    summary: pd.DataFrame
+    global_tests: pd.DataFrame
     basis: str
     threshold: float
     correction: str
@@ -115,32 +120,38 @@ class IndependenceReport:
         """The pair table (one row per pair of capabilities)."""
         return label_frame(self.table.copy(), self.simulated)
 
-    def figure(self, *, width: float | None = None) -> Figure:
-        """Heatmap of the correlations the verdicts use, each cell with its interval.
+    def _estimand(self) -> str:
+        return "correlation between capabilities of the models' scores, across models"
 
-        Drawn with :func:`attunestats.report.figures.heatmap`: noise-corrected correlations with
-        their population intervals (``basis="disattenuated"``) or latent posterior means with
-        their credible intervals (``basis="latent"``).
-        """
-        from attunestats.report.figures import PAGE_WIDTH, heatmap
-
-        if self.basis == "latent" and self.latent is not None:
-            matrix = self.latent.posterior_mean_matrix
-            low, high = self.latent.ci_low_matrix, self.latent.ci_high_matrix
-            label = f"latent correlation ({self.latent.ci_prob:.0%} HDI)"
-        else:
-            nc = self.noise_corrected
-            matrix, low, high = nc.corrected_matrix, nc.ci_low_matrix, nc.ci_high_matrix
-            label = f"noise-corrected correlation ({self.confidence_level:.0%} interval)"
-        return heatmap(
-            matrix,
-            low=low,
-            high=high,
-            colorbar_label=label,
-            title=f"Capability independence across {self.matrix.n_models} models",
-            simulated=self.simulated,
-            width=PAGE_WIDTH if width is None else width,
+    def _method(self) -> str:
+        if self.basis == "latent":
+            return f"latent-skill model (Bayesian), verdict threshold |rho| < {self.threshold:g}"
+        intervals = {"holm": "Bonferroni-simultaneous", "bh": "false-coverage-rate"}.get(
+            self.correction, "per-pair"
         )
+        return (
+            f"noise-corrected (disattenuated) correlations with {intervals} intervals, verdict "
+            f"threshold |rho| < {self.threshold:g}"
+        )
+
+    def _summary_parts(self) -> tuple[str, dict[str, str], pd.DataFrame, list[str]]:
+        frame = self.to_frame()
+        method = self.correlations.method
+        columns = ["capability_a", "capability_b", method, "pvalue_adjusted", "corrected",
+                   "verdict_ci_low", "verdict_ci_high"]  # fmt: skip
+        if self.basis == "latent":
+            columns += ["latent_mean", "latent_ci_low", "latent_ci_high", "latent_prob_abs_below"]
+        columns.append("verdict")
+        meta = {**self._summary_meta(), "Models": str(self.matrix.n_models)}
+        notes = [
+            f"{row.quantity}: {format_number(row.statistic)}, permutation p = "
+            f"{format_number(row.pvalue)}"
+            for row in self.global_tests.itertuples()
+        ]
+        if "verdict_level" in frame and len(frame):
+            level = float(frame["verdict_level"].iloc[0])
+            notes.append(f"verdict_ci_low / verdict_ci_high: intervals at level {level:.4g}.")
+        return self._title, meta, frame[[c for c in columns if c in frame]], notes
 
 
 def _verdict_level(level: float, correction: str, adjusted: np.ndarray) -> float:
@@ -348,7 +359,7 @@ def capability_independence(
     table["simulated"] = matrix.simulated
 
     g = corr.global_test
-    summary = pd.DataFrame(
+    global_tests = pd.DataFrame(
         [
             {
                 "quantity": f"global independence test ({g.statistic_name} of {g.method})",
@@ -376,14 +387,14 @@ def capability_independence(
             },
         ]
     )
-    summary["n_models"] = matrix.n_models
-    summary["n_metrics"] = matrix.n_metrics
-    summary["n_permutations"] = n_permutations
-    summary["confidence_level"] = level
-    summary["simulated"] = matrix.simulated
+    global_tests["n_models"] = matrix.n_models
+    global_tests["n_metrics"] = matrix.n_metrics
+    global_tests["n_permutations"] = n_permutations
+    global_tests["confidence_level"] = level
+    global_tests["simulated"] = matrix.simulated
     return IndependenceReport(
         table=label_frame(table, matrix.simulated),
-        summary=label_frame(summary, matrix.simulated),
+        global_tests=label_frame(global_tests, matrix.simulated),
         basis=basis,
         threshold=float(threshold),
         correction=correction,

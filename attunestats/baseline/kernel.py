@@ -1,0 +1,248 @@
+"""The vectorised alpha kernel: Krippendorff's alpha of many rater subsets on shared resamples.
+
+:func:`~attunestats.baseline.rater_agreement` and :func:`~attunestats.baseline.rater_vs_participant`
+evaluate every alpha of one annotation type (all raters, each rater pair, each rater-participant
+pair) on the same bootstrap resamples with the classes here, so their differences are paired (see
+the "Resampling" section of :mod:`attunestats.baseline.agreement`). :func:`masi_matrix` is the
+MASI distance between label sets without a loop over pairs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from attunestats.baseline.annotations import _ANNOTATION_ORDER, AnnotationType
+from attunestats.errors import AttunestatsWarning
+
+__all__ = ["masi_matrix"]
+
+_BLOCK = 256  # resamples per block (memory ~ block x clusters x 8 bytes)
+
+
+# --------------------------------------------------------------------------------------------
+# the alpha kernel: many rater subsets, one set of resamples
+# --------------------------------------------------------------------------------------------
+def masi_matrix(domain: Sequence[Any]) -> np.ndarray:
+    """The MASI distance between every pair of label sets of ``domain`` (vectorised).
+
+    Equal to :func:`attunestats.agreement.masi_distance` element by element: 0 for equal sets
+    (two empty sets included), 1 for disjoint sets (an empty and a non-empty set included), else
+    ``1 - J M`` with the Jaccard index ``J`` and ``M`` = 2/3 (one set contains the other) or 1/3.
+    """
+    sets = [frozenset(v) for v in domain]
+    labels = sorted({lab for s in sets for lab in s}, key=str)
+    index = {lab: i for i, lab in enumerate(labels)}
+    member = np.zeros((len(sets), max(len(labels), 1)), dtype=np.float64)
+    for i, s in enumerate(sets):
+        for lab in s:
+            member[i, index[lab]] = 1.0
+    inter = member @ member.T
+    size = member.sum(axis=1)
+    a, b = size[:, None], size[None, :]
+    union = a + b - inter
+    equal = (inter == a) & (inter == b)
+    nested = (inter == a) | (inter == b)
+    weight = np.where(nested, 2.0 / 3.0, 1.0 / 3.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        jaccard = np.where(union > 0, inter / np.where(union > 0, union, 1.0), 1.0)
+    out = np.where(inter == 0, 1.0, 1.0 - jaccard * weight)
+    out[equal] = 0.0
+    return out
+
+
+class _AlphaKernel:
+    """Krippendorff's alpha of any subset of raters, on shared cluster-bootstrap resamples.
+
+    Built on :class:`attunestats.agreement.alpha._UnitTerms` (the unit-contribution kernel of
+    :func:`~attunestats.agreement.krippendorff_alpha`): for a subset of raters the pairable units
+    are collapsed into count patterns; a resample is a vector of cluster multiplicities ``w``
+    (conversations or units), and the pattern multiplicities are ``w @ M`` with ``M[g, p]`` the
+    number of pairable units of cluster ``g`` with pattern ``p``.
+    """
+
+    def __init__(self, frame: pd.DataFrame, spec: AnnotationType) -> None:
+        from attunestats.agreement._input import _check_ratings
+        from attunestats.agreement.alpha import _metric
+
+        self.spec = spec
+        cols = list(spec.unit_columns)
+        self.ratings = _check_ratings(
+            frame, columns=(cols, "rater", "value"), value_domain=spec.value_domain
+        )
+        if spec.distance == "masi":  # vectorised MASI matrix (the loop over pairs is slow)
+            self.metric = _metric(None, masi_matrix(self.ratings.domain), self.ratings)
+        else:
+            self.metric = _metric(spec.level, spec.distance, self.ratings)
+        ids = self.ratings.unit_ids
+        if isinstance(ids, pd.MultiIndex):
+            conv = ids.get_level_values("conversation_id").astype(str).tolist()
+        elif len(cols) > 1:  # an Index of (conversation_id, ...) tuples
+            conv = [str(u[0]) for u in ids]
+        else:
+            conv = [str(u) for u in ids]
+        codes, uniques = pd.factorize(pd.Index(conv, dtype=object), sort=True)
+        self.unit_conversation = np.asarray(codes)
+        self.conversations = tuple(str(u) for u in uniques)
+        self.raters = tuple(str(r) for r in self.ratings.rater_ids)
+
+    @property
+    def n_units(self) -> int:
+        return self.ratings.n_units
+
+    def rows(self, raters: Sequence[str]) -> np.ndarray:
+        pos = {r: i for i, r in enumerate(self.raters)}
+        return np.array([pos[r] for r in raters], dtype=np.int64)
+
+    def counts(self, rows: np.ndarray) -> np.ndarray:
+        """Value counts per unit (U x V) for the raters ``rows``."""
+        codes = self.ratings.codes[rows]
+        n_units, n_values = self.ratings.n_units, self.ratings.n_values
+        valid = codes >= 0
+        units = np.broadcast_to(np.arange(n_units), codes.shape)[valid]
+        flat = units * n_values + codes[valid]
+        out = np.bincount(flat, minlength=n_units * n_values).reshape(n_units, n_values)
+        return out.astype(np.float64)
+
+    def subset(self, rows: np.ndarray, cluster_of_unit: np.ndarray, n_clusters: int) -> _Subset:
+        from attunestats.agreement.alpha import _UnitTerms
+
+        counts = self.counts(rows)
+        m = counts.sum(axis=1)
+        pairable = m >= 2
+        present = counts[pairable].sum(axis=0)
+        if not pairable.any() or int((present > 0).sum()) < 2:
+            return _Subset(None, None, int(pairable.sum()), counts[pairable])
+        # values no rater of the subset used change nothing (zero marginals): drop them
+        used = present > 0
+        counts = counts[pairable][:, used]
+        metric = replace(
+            self.metric,
+            x=None if self.metric.x is None else self.metric.x[used],
+            delta=None if self.metric.delta is None else self.metric.delta[np.ix_(used, used)],
+        )
+        terms = _UnitTerms(counts, metric)
+        patterns, inverse = np.unique(counts, axis=0, return_inverse=True)
+        if patterns.shape != terms.patterns.shape or not np.array_equal(patterns, terms.patterns):
+            raise RuntimeError("internal: pattern order differs from the agreement kernel")
+        clusters = cluster_of_unit[pairable]
+        mapping = sparse.csr_array(
+            (np.ones(clusters.size), (clusters, inverse.ravel())),
+            shape=(n_clusters, terms.n_patterns),
+        )
+        return _Subset(terms, mapping, int(pairable.sum()), counts)
+
+
+@dataclass
+class _Subset:
+    terms: Any
+    mapping: Any
+    n_units: int
+    counts: np.ndarray
+
+    def statistic(self) -> float:
+        if self.terms is None:
+            return float("nan")
+        return float(self.terms.alpha(self.terms.freq[None, :])[0])
+
+    def resampled(self, cluster_weights: np.ndarray) -> np.ndarray:
+        if self.terms is None:
+            return np.full(cluster_weights.shape[0], np.nan)
+        w = np.asarray((self.mapping.T @ cluster_weights.T).T)
+        terms = self.terms
+        if terms.metric.kind != "matrix":
+            return terms.alpha(w)
+        # matrix metrics: the kernel's formula with the quadratic form as matrix products
+        sums = w @ terms.columns
+        tot, do_num = sums[:, 0], sums[:, 1]
+        n_b = terms.marginals(w)
+        quad = ((n_b @ terms.metric.delta) * n_b).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = 1.0 - (tot - 1.0) * do_num / quad
+        out[~(quad > 1e-12 * tot * tot)] = np.nan
+        return out
+
+    def percent_agreement(self) -> float:
+        """Share of agreeing pairs among all pairs of ratings of a unit (exact equality)."""
+        c = self.counts
+        if c.size == 0:
+            return float("nan")
+        m = c.sum(axis=1)
+        pairs = float((m * (m - 1.0)).sum())
+        return float((c * (c - 1.0)).sum() / pairs) if pairs > 0 else float("nan")
+
+
+def _cluster_weights(
+    rng: np.random.Generator, n_clusters: int, n_resamples: int
+) -> list[np.ndarray]:
+    """Blocks (B_block x G) of multiplicities of G clusters drawn G times with replacement."""
+    out = []
+    done = 0
+    while done < n_resamples:
+        size = min(_BLOCK, n_resamples - done)
+        idx = rng.integers(0, n_clusters, size=(size, n_clusters))
+        flat = (idx + (np.arange(size) * n_clusters)[:, None]).ravel()
+        w = np.bincount(flat, minlength=size * n_clusters).reshape(size, n_clusters)
+        out.append(w.astype(np.float64))
+        done += size
+    return out
+
+
+def _alpha_subsets(
+    kernel: _AlphaKernel,
+    subsets: Sequence[Sequence[str]],
+    *,
+    resample: str,
+    n_resamples: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray, list[_Subset]]:
+    """Alpha of each rater subset and its bootstrap distribution (B x S) on shared resamples."""
+    if resample == "conversation":
+        cluster_of_unit, n_clusters = kernel.unit_conversation, len(kernel.conversations)
+    else:
+        cluster_of_unit, n_clusters = np.arange(kernel.n_units), kernel.n_units
+    subs = [kernel.subset(kernel.rows(s), cluster_of_unit, n_clusters) for s in subsets]
+    estimate = np.array([s.statistic() for s in subs])
+    dist = np.full((n_resamples, len(subs)), np.nan)
+    if n_resamples:
+        pos = 0
+        for w in _cluster_weights(rng, n_clusters, n_resamples):
+            for j, s in enumerate(subs):
+                dist[pos : pos + w.shape[0], j] = s.resampled(w)
+            pos += w.shape[0]
+    return estimate, dist, subs
+
+
+def _percentile(dist: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Percentile interval and SE per column, NaN resamples left out."""
+    a = 1.0 - level
+    n = dist.shape[1]
+    lo, hi, se = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
+    for j in range(n):
+        x = dist[:, j][np.isfinite(dist[:, j])]
+        if x.size >= 2:
+            lo[j], hi[j] = np.quantile(x, [a / 2, 1 - a / 2])
+            se[j] = np.std(x, ddof=1)
+    return lo, hi, se
+
+
+def _spawned(generator: np.random.Generator) -> dict[str, np.random.Generator]:
+    """One child generator per annotation type (all spawned, so a subset gets the same ones)."""
+    children = generator.spawn(len(_ANNOTATION_ORDER))
+    return dict(zip(_ANNOTATION_ORDER, children, strict=True))
+
+
+def _warn_undefined(name: str, n_bad: int, total: int) -> None:
+    if n_bad:
+        warnings.warn(
+            f"{name}: alpha is undefined in {n_bad} of {total} bootstrap resamples (no variation "
+            "among the resampled values); they are left out of the interval",
+            AttunestatsWarning,
+            stacklevel=3,
+        )
