@@ -1,4 +1,4 @@
-"""The paper's claims as explicit tests, each with an effect size, an interval and a verdict.
+"""The paper's claims as explicit tests: one row per tested quantity, coherent and decidable.
 
 Claims (spec section 0):
 
@@ -16,40 +16,52 @@ Claims (spec section 0):
 (g) models strong on holistic (conversation-level) understanding are weak on turn-level metrics and
     vice versa.
 
-Each claim function returns a :class:`ClaimResult`: the effect (with its definition), an interval,
-a p-value corrected within the claim (Holm over the claim's sub-tests) or a posterior probability,
-the verdict (``"supported"``, ``"contradicted"`` or ``"inconclusive"``) and the verdict rule in
-words. Claims are about the *evaluated models* (``kind == "model"``) except (f). Everything
-computed from a simulated release is labelled simulated; a verdict on simulated data is a check of
-the method against what the simulator planted, not a finding about real models.
+How a claim is tested
+---------------------
+A claim has one or more *parts*, each a tested quantity (a difference, a contrast of
+discrimination indices, a correlation). Every part is one row of :meth:`ClaimResult.to_frame`,
+and in every row the interval and the p-value come from the same procedure, on the same
+statistic, in the same family, so they cannot disagree:
 
-Verdict rules are deliberately strict: "supported" needs every part of a claim to be shown at
-``1 - confidence_level``; "contradicted" needs some part to be shown in the opposite direction;
-anything else is "inconclusive" (which, with 11 models or 4 participants per group, is often the
-honest answer).
+- a *difference* part tests ``H0: quantity = 0`` two-sided; its interval excludes 0 exactly when
+  ``pvalue < alpha``, and the part is *shown* when the interval excludes 0 on the claimed side;
+- an *equivalence* part tests ``H0: |quantity| >= margin`` by two one-sided tests (TOST); its
+  interval (level ``1 - 2 alpha_k``) lies inside ``(-margin, margin)`` exactly when
+  ``pvalue < alpha``;
+- the parts of one claim form one family, corrected by Holm, with each interval computed at the
+  level Holm tested its part at (:func:`attunestats.inference.multiplicity.interval_alpha`);
+  claim (a) is an intersection-union test (all pairs must be shown equivalent), which needs no
+  correction.
+
+Verdicts: ``"supported"`` when every part is shown on its claimed side, ``"contradicted"`` when some
+part is shown on the other side, ``"not decidable at this sample size"`` when neither and the
+power to support a true claim at this size is below 80% (the row says how many participants would
+give 80%), else ``"inconclusive"``. Claim (d) is Bayesian (posterior probability).
+
+The default estimand is the population of participants (participant jackknife, ``t`` with the
+working-model df; :mod:`attunestats.inference.participants`); claims (a) and (g) use the
+participant cluster bootstrap of :mod:`attunestats.independence` (the noise-corrected correlation
+of these models' true scores). Everything computed from a simulated release is labelled
+simulated: a verdict on simulated data checks the method against what the simulator planted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, child_seed, root_seed, seed_record
-from attunestats.inference.bootstrap import (
-    ResamplingPlan,
-    SumStatistic,
-    bootstrap_scores,
-    confidence_interval,
-    run_bootstrap,
-)
-from attunestats.inference.compare import adjust_pvalues, bootstrap_pvalue, compare_models
+from attunestats.inference.multiplicity import adjust_pvalues, interval_alpha
+from attunestats.inference.participants import ESTIMANDS, participant_inference
+from attunestats.inference.sums import SumStatistic, mean_statistic
 
-Verdict = Literal["supported", "contradicted", "inconclusive"]
+VERDICTS = ("supported", "contradicted", "not decidable at this sample size", "inconclusive")
 
 CLAIMS = {
     "a": "model rankings on emotion recognition, behaviour classification, preference prediction "
@@ -67,53 +79,97 @@ CLAIMS = {
     "metrics and vice versa",
 }
 
+PART_COLUMNS = (
+    "claim", "part", "quantity", "claimed", "test", "estimate", "ci_low", "ci_high",
+    "interval_level", "margin", "pvalue", "pvalue_unadjusted", "family", "shown",
+    "opposite_shown", "n_units", "unit",
+)  # fmt: skip
+
 
 @dataclass(frozen=True, repr=False)
 class ClaimResult(ResultMixin):
-    """One claim tested: effect, interval, corrected p-value or posterior probability, verdict."""
+    """One claim tested: one row per tested quantity (``parts``) and the claim's verdict.
 
-    _title = "Claim of the paper, tested"
+    Attributes
+    ----------
+    parts : pandas.DataFrame
+        One row per tested quantity (:data:`PART_COLUMNS`): the estimate, the interval and the
+        p-value of its test (same procedure, same family), whether it is ``shown`` on the
+        claimed side or on the opposite one.
+    verdict : str
+        One of :data:`VERDICTS`.
+    power, participants_needed : float or None
+        Power to support the claim at this size when it is true, and the number of participants
+        that would give 80% (claims whose verdict can be "not decidable").
+    posterior_probability : float or None
+        Claim (d): posterior probability of the claim.
+    """
 
     claim: str
     statement: str
-    effect: str
-    estimate: float
-    ci_low: float
-    ci_high: float
-    pvalue: float | None
-    posterior_probability: float | None
-    verdict: Verdict
+    verdict: str
     rule: str
     method: str
+    estimand: str
     confidence_level: float
     simulated: bool
+    parts: pd.DataFrame = field(repr=False)
     seed: int | str | None = None
+    power: float | None = None
+    participants_needed: float | None = None
+    posterior_probability: float | None = None
     details: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
 
+    _title = "Claim of the paper, tested"
+    _summary_columns = ("part", "claimed", "estimate", "ci_low", "ci_high", "interval_level",
+                        "pvalue", "shown")  # fmt: skip
+
     def to_frame(self) -> pd.DataFrame:
-        """One row: the claim and its test."""
-        row = {k: getattr(self, k) for k in (
-            "claim", "statement", "effect", "estimate", "ci_low", "ci_high", "pvalue",
-            "posterior_probability", "verdict", "rule", "method", "confidence_level", "simulated",
-        )}  # fmt: skip
-        row["seed"] = self.seed
-        return pd.DataFrame([row])
+        """One row per tested quantity, with the claim's statement, verdict, rule and method."""
+        frame = self.parts.copy()
+        for key in ("statement", "verdict", "rule", "method", "estimand", "confidence_level",
+                    "simulated", "power", "participants_needed", "posterior_probability"):  # fmt: skip
+            frame[key] = getattr(self, key)
+        frame["seed"] = pd.Series([self.seed] * len(frame), dtype=object)
+        return frame
+
+    def _summary_meta(self) -> dict[str, str]:
+        meta = {"Claim": f"({self.claim}) {self.statement}", "Verdict": self.verdict.upper()}
+        meta.update(super()._summary_meta())
+        meta["Rule"] = self.rule
+        if self.power is not None:
+            meta["Power here"] = f"{self.power:.2f}"
+        if self.participants_needed is not None and np.isfinite(self.participants_needed):
+            meta["Needed for 80%"] = f"about {int(np.ceil(self.participants_needed))} participants"
+        return meta
 
 
 @dataclass(frozen=True, repr=False)
 class ClaimsAudit(ResultMixin):
     """Every claim tested on one release."""
 
-    _title = "Audit of the paper's claims"
-
     results: tuple[ClaimResult, ...]
 
+    _title = "Audit of the paper's claims"
+    _summary_columns = ("claim", "part", "estimate", "ci_low", "ci_high", "pvalue", "verdict")
+
+    @property
+    def simulated(self) -> bool:
+        return any(r.simulated for r in self.results)
+
     def to_frame(self) -> pd.DataFrame:
-        """One row per claim."""
+        """One row per tested quantity of every claim."""
         return pd.concat([r.to_frame() for r in self.results], ignore_index=True)
 
+    def verdicts(self) -> pd.DataFrame:
+        """One row per claim: statement, verdict, power and participants needed."""
+        return pd.DataFrame([{"claim": r.claim, "statement": r.statement, "verdict": r.verdict,
+                              "power": r.power, "participants_needed": r.participants_needed,
+                              "posterior_probability": r.posterior_probability}
+                             for r in self.results])  # fmt: skip
+
     def details(self) -> pd.DataFrame:
-        """The sub-tests of every claim, stacked with a ``claim`` column."""
+        """The supporting tables of every claim, stacked with a ``claim`` column."""
         frames = [r.details.assign(claim=r.claim) for r in self.results if not r.details.empty]
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -122,6 +178,110 @@ class ClaimsAudit(ResultMixin):
             if r.claim == claim:
                 return r
         raise KeyError(f"claim {claim!r} not in this audit; have {[r.claim for r in self.results]}")
+
+
+# --------------------------------------------------------------------------------------------
+# parts: tests, intervals, verdicts
+# --------------------------------------------------------------------------------------------
+def _t_pvalue(test: str, estimate: float, se: float, df: float, margin: float) -> float:
+    if not (np.isfinite(estimate) and np.isfinite(se) and se > 0):
+        return float("nan")
+    if test == "equivalence":
+        return float(max(stats.t.sf((estimate + margin) / se, df),
+                         stats.t.cdf((estimate - margin) / se, df)))  # fmt: skip
+    return float(2.0 * stats.t.sf(abs(estimate / se), df))
+
+
+def t_parts(parts: list[dict[str, Any]], *, alpha: float, family: str) -> list[dict[str, Any]]:
+    """Holm over the parts (t statistics): adjusted p-values and intervals at Holm's levels.
+
+    Each part has ``test`` (``"difference"`` or ``"equivalence"``), ``estimate``,
+    ``standard_error``, ``df`` and, for equivalence, ``margin``.
+    """
+    raw = np.array([_t_pvalue(p["test"], p["estimate"], p["standard_error"], p["df"],
+                              p.get("margin", np.nan)) for p in parts])  # fmt: skip
+    adjusted = adjust_pvalues(raw, method="holm") if len(parts) > 1 else raw
+    levels = interval_alpha("holm", raw, adjusted, alpha) if len(parts) > 1 else np.full(1, alpha)
+    out = []
+    for p, p_raw, p_adj, a_k in zip(parts, raw, adjusted, levels, strict=True):
+        two_sided = p["test"] == "difference"
+        q = stats.t.ppf(1.0 - (a_k / 2.0 if two_sided else a_k), p["df"])
+        out.append({**p, "ci_low": p["estimate"] - q * p["standard_error"],
+                    "ci_high": p["estimate"] + q * p["standard_error"],
+                    "interval_level": 1.0 - a_k if two_sided else 1.0 - 2.0 * a_k,
+                    "pvalue": p_adj, "pvalue_unadjusted": p_raw,
+                    "family": family if len(parts) > 1 else "single test"})  # fmt: skip
+    return out
+
+
+def _shown(row: dict[str, Any]) -> tuple[bool, bool]:
+    lo, hi = row["ci_low"], row["ci_high"]
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return False, False
+    if row["test"] == "equivalence":
+        m = row["margin"]
+        return bool(lo > -m and hi < m), bool(lo >= m or hi <= -m)
+    if row["claimed"] == "positive":
+        return bool(lo > 0), bool(hi < 0)
+    if row["claimed"] == "negative":
+        return bool(hi < 0), bool(lo > 0)
+    return bool(lo > 0 or hi < 0), False  # "nonzero"
+
+
+def part_frame(claim: str, rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The parts table of a claim (shown / opposite computed from each row's own interval)."""
+    done = []
+    for r in rows:
+        shown, opposite = _shown(r)
+        done.append({"claim": claim, "margin": np.nan, "n_units": np.nan, "unit": "", **r,
+                     "shown": shown, "opposite_shown": opposite})  # fmt: skip
+    frame = pd.DataFrame(done)
+    extra = [c for c in frame.columns if c not in PART_COLUMNS]
+    return frame[[c for c in PART_COLUMNS if c in frame.columns] + extra]
+
+
+def verdict_of(parts: pd.DataFrame, power: float | None = None) -> str:
+    """Supported / contradicted / not decidable / inconclusive from a parts table."""
+    if len(parts) and parts["shown"].all():
+        return "supported"
+    if parts["opposite_shown"].any():
+        return "contradicted"
+    if power is not None and np.isfinite(power) and power < 0.8:
+        return "not decidable at this sample size"
+    return "inconclusive"
+
+
+def t_power(parts: list[dict[str, Any]], alpha: float, n_units: int) -> tuple[float, float]:
+    """Power to show every part (each at its true claimed size) and participants for 80%.
+
+    The true value of each part is taken to be its estimate when it lies on the claimed side
+    (0 for equivalence parts, the claim's most favourable case), the SE scales as
+    ``1 / sqrt(P)``; the power of showing all parts is the product of the parts' powers
+    (independence across parts assumed: a rough planning number, labelled as such).
+    """
+
+    def power_at(n: float) -> float:
+        total = 1.0
+        for p in parts:
+            se = p["standard_error"] * np.sqrt(n_units / n)
+            df = max(n - 1.0, 1.0)
+            if p["test"] == "equivalence":
+                q = stats.t.ppf(1 - alpha, df)
+                z = p["margin"] / se - q
+                total *= max(2 * stats.t.cdf(z, df) - 1, 0.0) if z > 0 else 0.0
+            else:
+                delta = abs(p["estimate"])
+                q = stats.t.ppf(1 - alpha / 2, df)
+                total *= float(stats.t.sf(q - delta / se, df))
+        return total
+
+    now = power_at(float(n_units))
+    needed = np.nan
+    for n in range(max(n_units, 3), 20_001):
+        if power_at(float(n)) >= 0.8:
+            needed = float(n)
+            break
+    return now, needed
 
 
 # --------------------------------------------------------------------------------------------
@@ -151,11 +311,7 @@ def _model_average(
     wide = sub.pivot_table(
         index=["conversation_id", "predictor"], columns="metric", values="value", aggfunc="mean"
     )
-    w = (
-        np.ones(len(metrics)) / len(metrics)
-        if weights is None
-        else np.asarray(weights, dtype=float)
-    )
+    w = np.ones(len(metrics)) / len(metrics) if weights is None else np.asarray(weights, float)
     combined = (wide[list(metrics)] * w).sum(axis=1, min_count=len(metrics))
     return combined.groupby(level="conversation_id").mean()
 
@@ -169,11 +325,9 @@ def _contrast_statistic(
     for name in names:
         y = outcomes[name].to_numpy(dtype=float)
         ok = ~np.isnan(y)
-        ya = np.where(ok & (group == level_a).to_numpy(), np.nan_to_num(y), 0.0)
-        na = (ok & (group == level_a).to_numpy()).astype(float)
-        yb = np.where(ok & (group == level_b).to_numpy(), np.nan_to_num(y), 0.0)
-        nb = (ok & (group == level_b).to_numpy()).astype(float)
-        cols += [ya, na, yb, nb]
+        in_a, in_b = (group == level_a).to_numpy(), (group == level_b).to_numpy()
+        cols += [np.where(ok & in_a, np.nan_to_num(y), 0.0), (ok & in_a).astype(float),
+                 np.where(ok & in_b, np.nan_to_num(y), 0.0), (ok & in_b).astype(float)]  # fmt: skip
     X = np.column_stack(cols)
 
     def finalize(sums: np.ndarray) -> np.ndarray:
@@ -186,142 +340,12 @@ def _contrast_statistic(
     return SumStatistic(X, finalize, pd.DataFrame({"outcome": names}))
 
 
-def _verdict_from_tests(
-    directions: Sequence[int], low: np.ndarray, high: np.ndarray, adjusted: np.ndarray, alpha: float
-) -> Verdict:
-    """Supported: every sub-test significant in its claimed direction; contradicted: one significant
-    in the opposite direction; else inconclusive."""
-    shown = [(p < alpha) and ((d > 0 and lo > 0) or (d < 0 and hi < 0))
-             for d, lo, hi, p in zip(directions, low, high, adjusted, strict=True)]  # fmt: skip
-    opposite = [(p < alpha) and ((d > 0 and hi < 0) or (d < 0 and lo > 0))
-                for d, lo, hi, p in zip(directions, low, high, adjusted, strict=True)]  # fmt: skip
-    if all(shown):
-        return "supported"
-    if any(opposite):
-        return "contradicted"
-    return "inconclusive"
-
-
-# --------------------------------------------------------------------------------------------
-# claims (a) and (g): structure of capabilities (attunestats.independence)
-# --------------------------------------------------------------------------------------------
-CLAIM_A_METRICS = {
-    "emotion": "avg_emotion_f1",
-    "behaviour": "avg_binary_om_accuracy",
-    "preference": "avg_pairwise_accuracy",
-    "response": "avg_draft_judge_score",
-}
-CLAIM_G_METRICS = {"holistic": "holistic_comprehension", "turn_level": "turn_level_average"}
-
-
-def _independence_report(data: Any, metrics: dict[str, str], *, n_resamples: int, confidence_level: float,
-                         rng: RNGLike, n_permutations: int = 2000, n_splits: int = 200) -> Any:  # fmt: skip
-    from attunestats.independence import capability_independence
-    from attunestats.metrics.score import Scores
-
-    options: dict[str, Any] = {}
-    if isinstance(data, Scores):
-        present = set(data.conversation["metric"].unique())
-        missing = {c: m for c, m in metrics.items() if m not in present}
-        if missing:
-            raise ValueError(f"metrics {sorted(missing.values())} are not in the scores")
-        options = {"metrics": metrics, "n_resamples": n_resamples}
-    return capability_independence(
-        data, correction="holm", n_permutations=n_permutations, n_splits=n_splits,
-        confidence_level=confidence_level, rng=rng, **options,
-    )  # fmt: skip
-
-
-def claim_a(
-    data: Any,
-    *,
-    metrics: dict[str, str] | None = None,
-    threshold: float = 0.3,
-    n_resamples: int = 2000,
-    confidence_level: float = 0.95,
-    rng: RNGLike = None,
-) -> ClaimResult:
-    """Claim (a): the rankings on the four capabilities are largely independent.
-
-    ``data`` is Scores (one metric per capability, ``metrics``; default :data:`CLAIM_A_METRICS`)
-    or an :class:`~attunestats.independence.MetricMatrix`. Per pair, the noise-corrected
-    correlation across models with its Bonferroni-simultaneous population interval
-    (:func:`attunestats.independence.capability_independence`, Holm). "Largely independent" is
-    read as ``|rho| < threshold``: supported if every pair is shown inside ``(-threshold,
-    threshold)`` (an equivalence test), contradicted if some pair is shown outside it in either
-    direction ("related"), else inconclusive. With 11 models the intervals are wide, so
-    "inconclusive" is the expected honest answer even when the claim is true.
-    """
-    from attunestats.metrics.score import Scores
-
-    metrics = dict(metrics or CLAIM_A_METRICS)
-    skipped: list[str] = []
-    if isinstance(data, Scores):  # capabilities without their metric (e.g. no draft judge) drop out
-        present = set(data.conversation["metric"].unique())
-        skipped = [c for c, m in metrics.items() if m not in present]
-        metrics = {c: m for c, m in metrics.items() if m in present}
-        if len(metrics) < 2:
-            raise ValueError(
-                f"claim (a) needs at least two of the metrics {list(CLAIM_A_METRICS.values())}"
-            )
-    report = _independence_report(data, metrics, n_resamples=n_resamples,
-                                  confidence_level=confidence_level, rng=rng)  # fmt: skip
-    table = report.to_frame()
-    low, high = table["verdict_ci_low"].to_numpy(), table["verdict_ci_high"].to_numpy()
-    inside = (low > -threshold) & (high < threshold)
-    shown_large = (low >= threshold) | (high <= -threshold)
-    if inside.all():
-        verdict: Verdict = "supported"
-    elif shown_large.any():
-        verdict = "contradicted"
-    else:
-        verdict = "inconclusive"
-    k = int(np.nanargmax(np.abs(table["corrected"].to_numpy())))
+def _untestable(c: str, exc: Exception, confidence_level: float, simulated: bool,
+                seed: Any) -> ClaimResult:  # fmt: skip
     return ClaimResult(
-        claim="a", statement=CLAIMS["a"],
-        effect=f"largest |noise-corrected correlation| across models ({table['capability_a'].iloc[k]} vs "
-        f"{table['capability_b'].iloc[k]}); every pair in details",
-        estimate=float(table["corrected"].iloc[k]), ci_low=float(low[k]), ci_high=float(high[k]),
-        pvalue=float(table["pvalue_adjusted"].min()), posterior_probability=None, verdict=verdict,
-        rule=f"supported if every pair's simultaneous interval lies inside (-{threshold}, {threshold}); "
-        f"contradicted if some pair's lies entirely beyond +-{threshold}; else inconclusive"
-        + (f"; capabilities without their metric: {skipped}" if skipped else ""),
-        method="noise-corrected rank structure (attunestats.independence), Holm-simultaneous intervals",
-        confidence_level=confidence_level, simulated=bool(report.simulated), seed=seed_record(rng),
-        details=table,
-    )  # fmt: skip
-
-
-def claim_g(
-    data: Any,
-    *,
-    metrics: dict[str, str] | None = None,
-    n_resamples: int = 2000,
-    confidence_level: float = 0.95,
-    rng: RNGLike = None,
-) -> ClaimResult:
-    """Claim (g): holistic understanding and turn-level performance are negatively related across models.
-
-    The noise-corrected correlation across models between the holistic pillar and the turn-level
-    average (default :data:`CLAIM_G_METRICS`); supported if its population interval lies below 0,
-    contradicted if above 0, else inconclusive.
-    """
-    report = _independence_report(data, metrics or CLAIM_G_METRICS, n_resamples=n_resamples,
-                                  confidence_level=confidence_level, rng=rng)  # fmt: skip
-    table = report.to_frame()
-    row = table.iloc[0]
-    low, high = float(row["verdict_ci_low"]), float(row["verdict_ci_high"])
-    verdict: Verdict = "supported" if high < 0 else ("contradicted" if low > 0 else "inconclusive")
-    return ClaimResult(
-        claim="g", statement=CLAIMS["g"],
-        effect=f"noise-corrected correlation across models, {row['capability_a']} vs {row['capability_b']}",
-        estimate=float(row["corrected"]), ci_low=low, ci_high=high,
-        pvalue=float(row["pvalue_adjusted"]), posterior_probability=None, verdict=verdict,
-        rule="supported if the population interval of the noise-corrected correlation lies below 0; "
-        "contradicted if above 0; else inconclusive",
-        method="noise-corrected correlation (attunestats.independence)",
-        confidence_level=confidence_level, simulated=bool(report.simulated), seed=seed_record(rng),
-        details=table,
+        claim=c, statement=CLAIMS[c], verdict="inconclusive", rule=f"not testable: {exc}",
+        method="", estimand="", confidence_level=confidence_level, simulated=simulated,
+        parts=part_frame(c, []), seed=seed,
     )  # fmt: skip
 
 
@@ -334,21 +358,26 @@ def claim_b(
     preference: Sequence[str] = ("avg_pairwise_accuracy",),
     response: Sequence[str] = ("avg_draft_judge_score",),
     reference: str = "avg_emotion_f1",
-    n_resamples: int = 2000,
     confidence_level: float = 0.95,
     rng: RNGLike = None,
+    n_resamples: int | None = None,
 ) -> ClaimResult:
     """Claim (b): D(metric) - D(emotion F1) > 0 for the preference and response-quality metrics.
 
-    D is the discrimination index of :mod:`attunestats.inference.compare` (true between-model variance over
-    the noise of paired differences), comparable across metrics; each contrast has the conservative
-    (Bonferroni-combined noncentral F) interval and p-value of
-    :meth:`~attunestats.inference.compare.ComparisonResult.discrimination_contrast`, Holm-corrected over the
-    contrasts. "Preference alignment" is pairwise accuracy (the metric of the composite; pass
-    ``preference=("avg_pairwise_accuracy", "avg_pairwise_kendall_tau")`` to require tau too) and
-    "response-quality judgements" the draft-judge score. Metrics absent from the release (e.g. no
-    draft judge) are skipped and listed in the rule.
+    D is the discrimination index of :mod:`attunestats.inference.compare` (true between-model
+    variance over the participant-level noise of paired differences), comparable across metrics.
+    One part per target metric; each part's interval combines the two noncentral-F intervals
+    (Bonferroni) at the level Holm tested it at, and its p-value is the Holm-adjusted inversion
+    of that same interval, so they agree. Metrics absent from the release are skipped and listed.
+    ``n_resamples`` is accepted for the audit's uniform call and not used.
     """
+    from attunestats.inference.compare import (
+        _interval_pvalue,
+        compare_models,
+        discrimination_interval,
+    )
+
+    del n_resamples
     models = _models(scores)
     present = set(scores.conversation["metric"])
     targets = [m for m in (*preference, *response) if m in present]
@@ -357,34 +386,52 @@ def claim_b(
         raise ValueError(
             f"claim (b) needs {reference!r} and at least one of {list(preference) + list(response)}"
         )
-    boot = bootstrap_scores(
-        scores, metrics=[reference, *targets], predictors=models, method="percentile",
-        n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
-    )  # fmt: skip
-    cmp = compare_models(boot, correction="none")
-    rows = [cmp.discrimination_contrast(m, reference) for m in targets]
-    details = pd.DataFrame(rows)
-    details["pvalue_adjusted"] = adjust_pvalues(details["pvalue"].to_numpy(), method="holm")
-    alpha = 1 - confidence_level
-    verdict = _verdict_from_tests(
-        [1] * len(rows), details["ci_low"].to_numpy(), details["ci_high"].to_numpy(),
-        details["pvalue_adjusted"].to_numpy(), alpha,
-    )  # fmt: skip
-    weakest = int(np.argmin(details["difference"].to_numpy()))
-    rule = (
-        "supported if D(m) - D(emotion F1) > 0 is shown (Holm, conservative interval excluding 0) "
-        "for every preference/response metric present; contradicted if one is shown < 0"
-        + (f"; skipped (absent): {skipped}" if skipped else "")
-    )
+    from attunestats.inference.participants import infer_scores
+
+    inf = infer_scores(scores, metrics=[reference, *targets], predictors=models,
+                       confidence_level=confidence_level)  # fmt: skip
+    cmp = compare_models(inf, correction="none", rng=rng, n_draws=1000)
+    disc = cmp.discrimination.set_index("metric")
+    alpha = 1.0 - confidence_level
+
+    def interval_for(a: str, b: str):
+        ra, rb = disc.loc[a], disc.loc[b]
+
+        def interval(level: float) -> tuple[float, float]:
+            lo_a, hi_a = discrimination_interval(ra["sni"], int(ra["n_predictors"]),
+                                                 int(ra["df_noise"]), level)  # fmt: skip
+            lo_b, hi_b = discrimination_interval(rb["sni"], int(rb["n_predictors"]),
+                                                 int(rb["df_noise"]), level)  # fmt: skip
+            return lo_a - hi_b, hi_a - lo_b
+
+        return interval
+
+    raw = np.array([_interval_pvalue(interval_for(m, reference)) for m in targets])
+    adjusted = adjust_pvalues(raw, method="holm")
+    levels = interval_alpha("holm", raw, adjusted, alpha)
+    rows = []
+    for m, p_raw, p_adj, a_k in zip(targets, raw, adjusted, levels, strict=True):
+        lo, hi = interval_for(m, reference)(1.0 - a_k / 2.0)
+        rows.append({
+            "part": m, "quantity": f"D({m}) - D({reference})", "claimed": "positive",
+            "test": "difference", "estimate": float(disc.loc[m, "discrimination"]
+                                                    - disc.loc[reference, "discrimination"]),
+            "ci_low": lo, "ci_high": hi, "interval_level": 1.0 - a_k, "pvalue": p_adj,
+            "pvalue_unadjusted": p_raw, "family": f"Holm over {len(targets)} contrast(s)",
+            "n_units": inf.n_participants, "unit": "participants",
+        })  # fmt: skip
+    parts = part_frame("b", rows)
     return ClaimResult(
-        claim="b", statement=CLAIMS["b"],
-        effect=f"smallest D(metric) - D({reference}) over {targets} (here {details['metric_a'].iloc[weakest]})",
-        estimate=float(details["difference"].iloc[weakest]),
-        ci_low=float(details["ci_low"].iloc[weakest]), ci_high=float(details["ci_high"].iloc[weakest]),
-        pvalue=float(details["pvalue_adjusted"].max()), posterior_probability=None, verdict=verdict,
-        rule=rule, method="discrimination index with noncentral-F intervals (Bonferroni-combined)",
-        confidence_level=confidence_level, simulated=_simulated(scores), seed=seed_record(rng),
-        details=details,
+        claim="b", statement=CLAIMS["b"], verdict=verdict_of(parts),
+        rule="supported if D(m) - D(emotion F1) > 0 is shown for every preference/response metric "
+        "(Holm over the metrics; each interval combines two noncentral-F intervals at the level "
+        "Holm tested it at); contradicted if one is shown < 0"
+        + (f"; skipped (absent): {skipped}" if skipped else ""),
+        method="discrimination index D = sni - 1 with noise from the participant jackknife; "
+        "noncentral-F intervals, Bonferroni-combined",
+        estimand=ESTIMANDS["participants"], confidence_level=confidence_level,
+        simulated=_simulated(scores), parts=parts, seed=seed_record(rng),
+        details=cmp.discrimination,
     )  # fmt: skip
 
 
@@ -398,204 +445,59 @@ def claim_c(
     reference_group: str = "none",
     affect: Sequence[str] = ("emotion_tracking",),
     behaviour: Sequence[str] = ("avg_binary_om_accuracy", "avg_binary_human_accuracy"),
-    n_resamples: int = 2000,
     confidence_level: float = 0.95,
     rng: RNGLike = None,
+    n_resamples: int | None = None,
 ) -> ClaimResult:
-    """Claim (c): affect tracking lower and behaviour accuracy higher for ``group`` than ``reference_group``.
+    """Claim (c): affect tracking lower and behaviour accuracy higher for ``group`` than
+    ``reference_group``.
 
-    Outcomes per conversation are averaged over the evaluated models; the effects are differences of
-    group means (``group - reference_group``). Diagnosis is a participant trait, so the bootstrap
-    resamples *participants* (two-stage, within diagnosis groups) - with a handful of participants
-    per group the intervals are wide, honestly.
+    Outcomes per conversation are averaged over the evaluated models; each part is the difference
+    of group means (``group - reference_group``). Diagnosis is a participant trait, so the
+    participants are the units: the jackknife deletes one participant at a time within diagnosis
+    groups (strata), with Satterthwaite (Welch) degrees of freedom; with a handful of
+    participants per group the intervals are wide, honestly. Holm over the two parts.
+    ``n_resamples`` and ``rng`` are accepted for the audit's uniform call and not used.
     """
+    del n_resamples
     design = scores.design.sort_values("conversation_id", ignore_index=True)
-    outcomes = pd.DataFrame(
-        {
-            "affect": _model_average(scores, affect).reindex(design["conversation_id"]).to_numpy(),
-            "behaviour": _model_average(scores, behaviour)
-            .reindex(design["conversation_id"])
-            .to_numpy(),
-        }
-    )
+    outcomes = pd.DataFrame({
+        "affect": _model_average(scores, affect).reindex(design["conversation_id"]).to_numpy(),
+        "behaviour": _model_average(scores, behaviour).reindex(design["conversation_id"]).to_numpy(),
+    })  # fmt: skip
     groups = design["diagnosis_group"].astype(str)
     for g in (group, reference_group):
         n = design.loc[groups == g, "participant_id"].nunique()
         if n < 2:
             raise ValueError(f"claim (c) needs >= 2 participants in group {g!r}; found {n}")
-    stat = _contrast_statistic(outcomes, groups.reset_index(drop=True), group, reference_group)
-    import warnings
-
-    from attunestats.errors import AttunestatsWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", AttunestatsWarning)
-        boot = run_bootstrap(
-            stat, design, plan=ResamplingPlan(unit="participant", strata="diagnosis_group"),
-            method="percentile", n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
-            simulated=_simulated(scores),
-        )  # fmt: skip
-    p = bootstrap_pvalue(boot.bootstrap_distribution, boot.estimate)
-    adjusted = adjust_pvalues(p, method="holm")
-    details = pd.DataFrame(
-        {
-            "outcome": ["affect tracking (" + "+".join(affect) + ")", "behaviour accuracy (" + "+".join(behaviour) + ")"],
-            "claimed_direction": ["negative", "positive"],
-            "difference": boot.estimate, "ci_low": boot.ci_low, "ci_high": boot.ci_high,
-            "pvalue": p, "pvalue_adjusted": adjusted,
-        }
-    )  # fmt: skip
-    verdict = _verdict_from_tests(
-        [-1, 1], boot.ci_low, boot.ci_high, adjusted, 1 - confidence_level
-    )
+    keep = groups.isin([group, reference_group]).to_numpy()
+    stat = _contrast_statistic(outcomes[keep].reset_index(drop=True),
+                               groups[keep].reset_index(drop=True), group, reference_group)  # fmt: skip
+    res = participant_inference(stat, design[keep].reset_index(drop=True),
+                                strata="diagnosis_group", confidence_level=confidence_level)  # fmt: skip
+    base = [
+        {"part": "affect", "quantity": f"affect tracking ({'+'.join(affect)}), {group} - "
+         f"{reference_group}", "claimed": "negative"},
+        {"part": "behaviour", "quantity": f"behaviour accuracy ({'+'.join(behaviour)}), {group} - "
+         f"{reference_group}", "claimed": "positive"},
+    ]  # fmt: skip
+    rows = [{**b, "test": "difference", "estimate": float(res.estimate[k]),
+             "standard_error": float(res.standard_error[k]), "df": float(res.df[k]),
+             "n_units": res.n_participants, "unit": "participants"}
+            for k, b in enumerate(base)]  # fmt: skip
+    rows = t_parts(rows, alpha=1.0 - confidence_level, family="Holm over the 2 parts")
+    parts = part_frame("c", rows)
+    power, needed = t_power(rows, 1.0 - confidence_level, res.n_participants)
     return ClaimResult(
-        claim="c", statement=CLAIMS["c"],
-        effect=f"affect tracking, {group} minus {reference_group} (model average; behaviour in details)",
-        estimate=float(boot.estimate[0]), ci_low=float(boot.ci_low[0]), ci_high=float(boot.ci_high[0]),
-        pvalue=float(adjusted.max()), posterior_probability=None, verdict=verdict,
-        rule="supported if affect difference < 0 and behaviour difference > 0 are both shown "
-        "(percentile intervals excluding 0, Holm-corrected bootstrap p-values); contradicted if "
-        "either is shown in the opposite direction",
-        method="two-stage participant bootstrap within diagnosis groups",
-        confidence_level=confidence_level, simulated=_simulated(scores), seed=seed_record(rng),
-        details=details,
-    )  # fmt: skip
-
-
-# --------------------------------------------------------------------------------------------
-# claim (d): the hardest topic (hierarchical model)
-# --------------------------------------------------------------------------------------------
-CLAIM_D_TOPIC = "romantic relationships"
-
-
-def claim_d(
-    scores: Any,
-    *,
-    topic: str = CLAIM_D_TOPIC,
-    outcome: Literal["behaviour", "emotion"] = "behaviour",
-    nearly_every: float = 0.8,
-    fit: Any = None,
-    parameterization: Any = "auto",
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
-    accept_failed_diagnostics: bool = False,
-    n_resamples: int | None = None,
-    confidence_level: float = 0.95,
-    rng: RNGLike = None,
-) -> ClaimResult:
-    """Claim (d): ``topic`` is the hardest topic for nearly every model (hierarchical posterior).
-
-    A hierarchical model of the outcome (``"behaviour"``: binary OM accuracy,
-    :func:`attunestats.hierarchical.behaviour_model_from_scores`; ``"emotion"``: turn-level
-    emotion F1) with topic effects and predictor x topic interactions is fitted to the evaluated
-    models. In each posterior draw, model ``m``'s topic effect is ``topic_effect[t] +
-    predictor_topic[m, t]`` (adjusted for participant, diagnosis, conversation and turn); the draw
-    counts the share of models whose lowest effect is ``topic``'s. The effect is the posterior
-    mean of that share (interval: its equal-tailed ``confidence_level`` posterior interval);
-    ``posterior_probability`` is P(share >= ``nearly_every``).
-
-    Verdict: supported if P(share >= nearly_every) >= ``confidence_level``; contradicted if
-    P(share < 0.5) >= ``confidence_level`` (the topic is the hardest for fewer than half the models);
-    else inconclusive. "Nearly every" = at least 80% of the models by default (our reading; the
-    paper gives no number). With about 4 conversations per topic, a topic has to be much harder
-    than the rest to be shown hardest: inconclusive is a frequent, honest verdict. A fit that fails
-    the diagnostics gate gives "inconclusive" unless ``accept_failed_diagnostics=True``.
-
-    ``parameterization`` is passed to the model constructor (``"auto"``: see
-    :mod:`attunestats.hierarchical.model`; when topics barely differ, ``sigma_topic`` near 0,
-    the centred topic level mixes badly and ``{"topic": "noncentred"}`` passes the gate).
-    ``fit`` reuses a :class:`~attunestats.hierarchical.FitResult` of such a model (then
-    ``outcome``, ``parameterization``, ``draws``, ``tune`` and ``chains`` are not used; only its
-    evaluated models count, human raters in it are left out of the share). ``n_resamples`` is
-    accepted for the audit's uniform call and not used (no resampling).
-    """
-    from attunestats import hierarchical as H
-    from attunestats.hierarchical.summaries import draws as posterior_draws
-
-    del n_resamples
-    if not 0 < nearly_every <= 1:
-        raise ValueError(f"nearly_every must be in (0, 1]; got {nearly_every!r}")
-    if fit is None:
-        models = _models(scores)
-        if outcome == "behaviour":
-            m = H.behaviour_model_from_scores(
-                scores, task="om", predictors=models, parameterization=parameterization
-            )
-        elif outcome == "emotion":
-            m = H.emotion_model_from_scores(
-                scores, metric="emotion_f1", predictors=models, parameterization=parameterization
-            )
-        else:
-            raise ValueError(f"outcome must be 'behaviour' or 'emotion'; got {outcome!r}")
-    else:
-        m = fit.model
-    # checked before any sampling
-    if topic not in m.topics:
-        raise ValueError(f"topic {topic!r} is not in the release; topics: {list(m.topics)[:8]} ...")
-    if not m.has_topic_effect:
-        raise ValueError("the model has no topic effects (a single topic)")
-    if fit is None:
-        fit = H.fit(m, draws=draws, tune=tune, chains=chains, rng=rng, progress_bar=False)
-    common = dict(statement=CLAIMS["d"], confidence_level=confidence_level,
-                  simulated=_simulated(scores), seed=seed_record(rng))  # fmt: skip
-    method = (f"hierarchical {m.outcome} model ({fit.sampler}, {fit.chains} x {fit.draws} draws): "
-              "posterior share of models whose lowest topic effect is the topic's")  # fmt: skip
-    rule = (f"supported if P(share of models >= {nearly_every:g}) >= {confidence_level:g}; "
-            f"contradicted if P(share < 0.5) >= {confidence_level:g}; fits failing the diagnostics "
-            "gate are inconclusive")  # fmt: skip
-    if not fit.passed and accept_failed_diagnostics:
-        method += f"; DIAGNOSTICS FAILED, reported on request ({len(fit.failures)} failures)"
-    if not fit.passed and not accept_failed_diagnostics:
-        return ClaimResult(
-            claim="d", effect="not reportable: MCMC diagnostics failed", estimate=np.nan,
-            ci_low=np.nan, ci_high=np.nan, pvalue=None, posterior_probability=None,
-            verdict="inconclusive", rule=rule + f" ({fit.failure_message()})", method=method,
-            details=pd.DataFrame([fit.overview()]), **common,
-        )  # fmt: skip
-    evaluated = set(_models(scores))
-    keep = [i for i, p in enumerate(m.predictors) if p in evaluated]
-    if not keep:
-        raise ValueError("the fitted model contains none of the evaluated models")
-    v = posterior_draws(fit, "topic_effect")  # (S, T)
-    if m.has_predictor_topic:
-        tp = posterior_draws(fit, "predictor_topic")[:, keep, :]
-    else:
-        tp = np.zeros((v.shape[0], len(keep), v.shape[1]))
-    total = v[:, None, :] + tp  # (S, M, T)
-    t = list(m.topics).index(topic)
-    hardest = np.argmin(total, axis=2)  # (S, M)
-    is_topic = hardest == t
-    share = is_topic.mean(axis=1)
-    alpha = 1 - confidence_level
-    lo, hi = np.quantile(share, [alpha / 2, 1 - alpha / 2])
-    p_nearly = float((share >= nearly_every - 1e-12).mean())
-    p_below_half = float((share < 0.5).mean())
-    if p_nearly >= confidence_level:
-        verdict: Verdict = "supported"
-    elif p_below_half >= confidence_level:
-        verdict = "contradicted"
-    else:
-        verdict = "inconclusive"
-    n_t = total.shape[2]
-    mode_topic = [m.topics[int(np.bincount(hardest[:, i], minlength=n_t).argmax())]
-                  for i in range(len(keep))]  # fmt: skip
-    eff = total[:, :, t]
-    details = pd.DataFrame(
-        {
-            "predictor": [m.predictors[i] for i in keep], "topic": topic,
-            "p_hardest": is_topic.mean(axis=0), "topic_effect": eff.mean(axis=0),
-            "ci_low": np.quantile(eff, alpha / 2, axis=0), "ci_high": np.quantile(eff, 1 - alpha / 2, axis=0),
-            "most_probable_hardest_topic": mode_topic,
-            "p_share_at_least_nearly_every": p_nearly, "p_share_below_half": p_below_half,
-            "fit_passed": fit.passed,
-        }
-    )  # fmt: skip
-    return ClaimResult(
-        claim="d", effect=f"posterior share of models for which {topic!r} is the hardest topic "
-        f"({m.outcome}; per model in details)", estimate=float(share.mean()), ci_low=float(lo),
-        ci_high=float(hi), pvalue=None, posterior_probability=p_nearly, verdict=verdict, rule=rule,
-        method=method, details=details, **common,
+        claim="c", statement=CLAIMS["c"], verdict=verdict_of(parts, power),
+        rule="supported if the affect difference is shown < 0 and the behaviour difference > 0 "
+        "(Holm over the two parts, t intervals at Holm's levels); contradicted if either is shown "
+        "in the opposite direction; 'not decidable at this sample size' if neither and the power "
+        "to show both (at the estimated effects) is below 0.8",
+        method="stratified participant jackknife (diagnosis groups), Welch-Satterthwaite t",
+        estimand=ESTIMANDS["participants"], confidence_level=confidence_level,
+        simulated=_simulated(scores), parts=parts, seed=seed_record(rng), power=power,
+        participants_needed=needed,
     )  # fmt: skip
 
 
@@ -610,9 +512,9 @@ def early_late_changes(
 ) -> pd.DataFrame:
     """Per conversation: late-turn minus early-turn mean of each outcome, averaged over predictors.
 
-    Phases as in :func:`attunestats.inference.dynamics.turn_phases` (early ``x <= 1/3``, late ``x >= 2/3``;
-    conversations with fewer than 3 scored turns left out). ``outcomes`` maps a name to
-    turn-metric weights (default: behaviour = ``binary_om_accuracy``; affect =
+    Phases as in :func:`attunestats.inference.dynamics.turn_phases` (early ``x <= 1/3``, late
+    ``x >= 2/3``; conversations with fewer than 3 scored turns left out). ``outcomes`` maps a
+    name to turn-metric weights (default: behaviour = ``binary_om_accuracy``; affect =
     ``0.5 emotion_f1 + 0.5 emotion_va_score``).
     """
     from attunestats.inference.dynamics import turn_phases
@@ -639,101 +541,51 @@ def claim_e(
     scores: Any,
     *,
     equivalence_margin: float = 0.05,
-    n_resamples: int = 2000,
     confidence_level: float = 0.95,
     rng: RNGLike = None,
+    n_resamples: int | None = None,
 ) -> ClaimResult:
-    """Claim (e): behaviour accuracy falls from early to late turns; affect tracking stays within a margin.
+    """Claim (e): behaviour accuracy falls from early to late turns; affect stays within a margin.
 
-    Behaviour: the 95% interval of the late - early change (conversation bootstrap) lies below 0.
-    Affect: equivalence (two one-sided tests at ``1 - confidence_level``): the ``1 - 2 alpha``
-    interval of its change lies inside ``(-equivalence_margin, equivalence_margin)`` (0-1 scale).
-    The default margin, 0.05 (five points on the 0-1 scale), is our choice of a smallest change of
-    interest, not the paper's (it gives no number); pass another to test a stricter notion of
-    "stable". With 200 conversations the affect change is estimated to about +-0.02 (90%).
+    Part "behaviour": the late - early change of binary OM accuracy (model average), two-sided
+    test, claimed negative. Part "affect": equivalence of the change of ``0.5 emotion F1 + 0.5 VA
+    score`` within ``+-equivalence_margin`` (two one-sided tests; its interval is at level
+    ``1 - 2 alpha``). The default margin, 0.05 on the 0-1 scale, is our choice of a smallest
+    change of interest (the paper gives no number). Participant jackknife, Holm over the parts.
+    ``n_resamples`` and ``rng`` are accepted for the audit's uniform call and not used.
     """
+    del n_resamples
+    margin = float(equivalence_margin)
+    if not margin > 0:
+        raise ValueError(f"equivalence_margin must be > 0; got {equivalence_margin!r}")
     change = early_late_changes(scores)
     design = scores.design.set_index("conversation_id").loc[change.index].reset_index()
     values = change[["behaviour", "affect"]].to_numpy(dtype=float)
-    from attunestats.inference.bootstrap import mean_statistic
-
     stat = mean_statistic(values, pd.DataFrame({"outcome": ["behaviour", "affect"]}))
-    boot = run_bootstrap(stat, design, method="percentile", n_resamples=n_resamples,
-                         confidence_level=confidence_level, rng=rng, simulated=_simulated(scores))  # fmt: skip
-    alpha = 1 - confidence_level
-    p = bootstrap_pvalue(boot.bootstrap_distribution, boot.estimate)
-    eq_low, eq_high, _ = confidence_interval(
-        boot.bootstrap_distribution[:, [1]],
-        boot.estimate[[1]],
-        method="percentile",
-        confidence_level=1 - 2 * alpha,
-    )
-    margin = float(equivalence_margin)
-    behaviour_down = boot.ci_high[0] < 0
-    behaviour_up = boot.ci_low[0] > 0
-    affect_stable = (eq_low[0] > -margin) and (eq_high[0] < margin)
-    affect_moves = (boot.ci_low[1] > margin) or (boot.ci_high[1] < -margin)
-    if behaviour_down and affect_stable:
-        verdict: Verdict = "supported"
-    elif behaviour_up or affect_moves:
-        verdict = "contradicted"
-    else:
-        verdict = "inconclusive"
-    details = pd.DataFrame(
-        {
-            "outcome": ["behaviour (binary_om_accuracy)", "affect (0.5 emotion_f1 + 0.5 emotion_va_score)"],
-            "claimed": ["decrease", f"stable within +-{margin}"],
-            "late_minus_early": boot.estimate, "ci_low": boot.ci_low, "ci_high": boot.ci_high,
-            "equivalence_ci_low": [np.nan, eq_low[0]], "equivalence_ci_high": [np.nan, eq_high[0]],
-            "pvalue": p, "n_conversations": len(change),
-        }
-    )  # fmt: skip
+    res = participant_inference(stat, design, confidence_level=confidence_level)
+    rows = [
+        {"part": "behaviour", "quantity": "late - early, binary OM accuracy (model average)",
+         "claimed": "negative", "test": "difference"},
+        {"part": "affect", "quantity": "late - early, 0.5 emotion F1 + 0.5 VA score (model average)",
+         "claimed": f"within +-{margin:g}", "test": "equivalence", "margin": margin},
+    ]  # fmt: skip
+    rows = [{**r, "estimate": float(res.estimate[k]), "standard_error": float(res.standard_error[k]),
+             "df": float(res.df[k]), "n_units": res.n_participants, "unit": "participants"}
+            for k, r in enumerate(rows)]  # fmt: skip
+    rows = t_parts(rows, alpha=1.0 - confidence_level, family="Holm over the 2 parts")
+    parts = part_frame("e", rows)
+    power, needed = t_power(rows, 1.0 - confidence_level, res.n_participants)
     return ClaimResult(
-        claim="e", statement=CLAIMS["e"],
-        effect="late minus early turns, binary OM accuracy (model average; affect in details)",
-        estimate=float(boot.estimate[0]), ci_low=float(boot.ci_low[0]), ci_high=float(boot.ci_high[0]),
-        pvalue=float(p[0]), posterior_probability=None, verdict=verdict,
-        rule=f"supported if the behaviour change's {confidence_level:.0%} interval is below 0 and the "
-        f"affect change's {1 - 2 * alpha:.0%} interval lies within +-{margin} (TOST); contradicted "
-        f"if behaviour is shown to rise or affect to move beyond +-{margin}",
-        method="conversation bootstrap of per-conversation early/late differences",
-        confidence_level=confidence_level, simulated=_simulated(scores), seed=seed_record(rng),
-        details=details,
-    )  # fmt: skip
-
-
-# --------------------------------------------------------------------------------------------
-# claim (f): human baseline
-# --------------------------------------------------------------------------------------------
-def claim_f(
-    scores: Any,
-    *,
-    n_resamples: int = 2000,
-    confidence_level: float = 0.95,
-    rng: RNGLike = None,
-) -> ClaimResult:
-    """Claim (f) through :func:`attunestats.baseline.claim_f` (rule: ``baseline.CLAIM_F_RULE``).
-
-    Headline effect: mean of the human raters minus mean of the models on pairwise accuracy; the
-    goal (Q1) comparison and the share of models beaten are in the details.
-    """
-    from attunestats.baseline import claim_f as baseline_claim_f
-
-    res = baseline_claim_f(
-        scores, correction="holm", method="percentile", n_resamples=n_resamples,
-        confidence_level=confidence_level, rng=rng,
-    )  # fmt: skip
-    ev = res.evidence.set_index("role")
-    pref = ev.loc["preference"]
-    return ClaimResult(
-        claim="f", statement=CLAIMS["f"],
-        effect="mean of human raters minus mean of models, pairwise accuracy "
-        f"(beats {int(pref['n_models_beaten'])}/{int(pref['n_models'])} models; Q1 goals in details)",
-        estimate=float(pref["difference"]), ci_low=float(pref["ci_low"]), ci_high=float(pref["ci_high"]),
-        pvalue=float(res.evidence["pvalue_adjusted"].max()), posterior_probability=None,
-        verdict=res.verdict, rule=res.rule, method="paired conversation bootstrap (humans vs models)",
-        confidence_level=confidence_level, simulated=bool(res.simulated), seed=seed_record(rng),
-        details=res.evidence,
+        claim="e", statement=CLAIMS["e"], verdict=verdict_of(parts, power),
+        rule=f"supported if the behaviour change is shown < 0 and the affect change is shown within "
+        f"+-{margin:g} (TOST), Holm over the two parts; contradicted if behaviour is shown to rise "
+        f"or affect to move beyond +-{margin:g}; 'not decidable at this sample size' if neither and "
+        "the power to show both is below 0.8",
+        method="participant jackknife of per-conversation late - early changes, t (TOST for affect)",
+        estimand=ESTIMANDS["participants"], confidence_level=confidence_level,
+        simulated=_simulated(scores), parts=parts, seed=seed_record(rng), power=power,
+        participants_needed=needed,
+        details=pd.DataFrame({"n_conversations": [len(change)]}),
     )  # fmt: skip
 
 
@@ -747,32 +599,86 @@ def audit_claims(
     n_resamples: int = 2000,
     confidence_level: float = 0.95,
     rng: RNGLike = 0,
+    release: Any = None,
     **options: Any,
 ) -> ClaimsAudit:
     """Test each claim in ``claims`` on ``scores``; each gets its own child seed of ``rng``.
 
     ``rng`` is the root seed (an int, or anything :func:`attunestats._rng.root_seed` accepts);
     claim ``c`` uses ``child_seed(root, "claim-c")``, so one claim tested alone gives the same
-    numbers as in the full audit.
+    numbers as in the full audit. ``release`` (the Release the scores come from) lets claim (f)
+    compare humans and models on the units the humans rated. ``options`` maps a claim letter to
+    keyword arguments of its function (e.g. ``a={"margin": 0.2}``).
     """
+    from attunestats.inference.claims_independence import claim_a, claim_g
+    from attunestats.inference.claims_topic import claim_d
+
     seed = root_seed(rng)
-    functions = {"a": claim_a, "b": claim_b, "c": claim_c, "d": claim_d, "e": claim_e, "f": claim_f,
-                 "g": claim_g}  # fmt: skip
+    functions = {"a": claim_a, "b": claim_b, "c": claim_c, "d": claim_d, "e": claim_e,
+                 "f": claim_f, "g": claim_g}  # fmt: skip
     unknown = [c for c in claims if c not in functions]
     if unknown:
         raise ValueError(f"claims {unknown} are not available; available: {sorted(functions)}")
     results = []
     for c in claims:
         kwargs = dict(options.get(c, {}))
+        if c == "f" and release is not None:
+            kwargs.setdefault("release", release)
         claim_rng = child_seed(seed, f"claim-{c}")
         try:
-            results.append(functions[c](scores, n_resamples=n_resamples, confidence_level=confidence_level,
-                                        rng=claim_rng, **kwargs))  # fmt: skip
+            results.append(functions[c](scores, n_resamples=n_resamples,
+                                        confidence_level=confidence_level, rng=claim_rng,
+                                        **kwargs))  # fmt: skip
         except ValueError as exc:  # the release lacks what the claim needs: say so, do not guess
-            results.append(ClaimResult(
-                claim=c, statement=CLAIMS[c], effect="not testable on this release", estimate=np.nan,
-                ci_low=np.nan, ci_high=np.nan, pvalue=None, posterior_probability=None,
-                verdict="inconclusive", rule=f"not testable: {exc}", method="",
-                confidence_level=confidence_level, simulated=_simulated(scores), seed=claim_rng,
-            ))  # fmt: skip
+            results.append(_untestable(c, exc, confidence_level, _simulated(scores), claim_rng))
     return ClaimsAudit(tuple(results))
+
+
+def claim_f(
+    scores: Any,
+    *,
+    n_resamples: int = 2000,
+    confidence_level: float = 0.95,
+    rng: RNGLike = None,
+    release: Any = None,
+) -> ClaimResult:
+    """Claim (f) through :func:`attunestats.baseline.claim_f` (rule: ``baseline.CLAIM_F_RULE``).
+
+    Each evidence row of the baseline's test is one part (its interval and p-value come from the
+    same procedure there).
+    """
+    from attunestats.baseline import claim_f as baseline_claim_f
+
+    kwargs: dict[str, Any] = {"correction": "holm", "confidence_level": confidence_level,
+                              "rng": rng}  # fmt: skip
+    if release is not None:
+        kwargs["release"] = release
+    try:
+        res = baseline_claim_f(scores, n_resamples=n_resamples, **kwargs)
+    except TypeError:  # a baseline without release= / n_resamples=
+        kwargs.pop("release", None)
+        res = baseline_claim_f(scores, **kwargs)
+    ev = res.evidence
+    rows = []
+    for _, e in ev.iterrows():
+        claimed = "positive" if str(e.get("claimed", "")).startswith(("beat", "higher", "pos")) else (
+            "negative" if str(e.get("claimed", "")).startswith(("below", "lower", "neg", "weak"))
+            else ("positive" if e.get("role") == "preference" else "negative")
+        )  # fmt: skip
+        rows.append({
+            "part": str(e.get("role", e.get("part", ""))), "quantity": str(e.get("quantity", e.get("metric", ""))),
+            "claimed": claimed, "test": "difference", "estimate": float(e["difference"]),
+            "ci_low": float(e["ci_low"]), "ci_high": float(e["ci_high"]),
+            "interval_level": float(e.get("interval_level", confidence_level)),
+            "pvalue": float(e.get("pvalue_adjusted", e.get("pvalue", np.nan))),
+            "pvalue_unadjusted": float(e.get("pvalue", np.nan)),
+            "family": str(e.get("family", "see claim (f) rule")),
+            "n_units": e.get("n_units", np.nan), "unit": str(e.get("unit", "")),
+        })  # fmt: skip
+    parts = part_frame("f", rows)
+    return ClaimResult(
+        claim="f", statement=CLAIMS["f"], verdict=res.verdict, rule=res.rule,
+        method=getattr(res, "method", "paired humans vs models comparison"),
+        estimand=getattr(res, "estimand", ""), confidence_level=confidence_level,
+        simulated=bool(res.simulated), parts=parts, seed=seed_record(rng), details=ev,
+    )  # fmt: skip
