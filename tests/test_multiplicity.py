@@ -122,3 +122,23 @@ def test_noncentral_t_interval_matches_root_finding_by_brentq():
         low, high = noncentral_t_interval(np.array([t_obs]), np.array([df]), np.array([alpha]))
         lo, hi = root(t_obs, df, 1 - alpha / 2), root(t_obs, df, alpha / 2)
         np.testing.assert_allclose([low[0], high[0]], [lo, hi], atol=1e-7)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), k=st.integers(1, 8), correction=st.sampled_from(CORRECTIONS),
+       shift=st.floats(0.0, 0.5))  # fmt: skip
+def test_bootstrap_family_intervals_agree_with_bootstrap_pvalues(seed, k, correction, shift):
+    from attunestats.inference.contrasts import bootstrap_family
+
+    class _Boot:  # the two attributes bootstrap_family reads
+        pass
+
+    rng = np.random.default_rng(seed)
+    boot = _Boot()
+    boot.estimate = rng.normal(size=k) * shift
+    boot.bootstrap_distribution = boot.estimate + rng.normal(scale=0.1, size=(300, k))
+    boot.conversation_ids = tuple(str(i) for i in range(50))
+    fam = bootstrap_family(boot, np.eye(k))
+    adj = adjust_family(fam, correction=correction, confidence_level=0.95)
+    excludes = (adj.ci_low > 0) | (adj.ci_high < 0)
+    np.testing.assert_array_equal(excludes, adj.pvalue_adjusted < 0.05)

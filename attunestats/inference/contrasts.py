@@ -226,10 +226,7 @@ def adjust_family(
         if family.source == "participants":
             crit_rows = stats.t.ppf(1.0 - row_alpha / 2.0, family.df)
         else:
-            crit_rows = np.array(
-                [np.nanquantile(np.abs(family.studentized[:, j]), 1.0 - row_alpha[j])
-                 if np.isfinite(row_alpha[j]) else np.nan for j in range(k)]
-            ) if k else np.zeros(0)  # fmt: skip
+            crit_rows = _column_quantiles(np.abs(family.studentized), row_alpha)
     with np.errstate(invalid="ignore"):
         low, high = est - crit_rows * se, est + crit_rows * se
     degenerate = (se == 0) & np.isfinite(est)
@@ -240,6 +237,22 @@ def adjust_family(
         critical_value=crit_rows, interval_kind=INTERVAL_KINDS[correction],
         correction=correction,
     )  # fmt: skip
+
+
+def _column_quantiles(values: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """Per column the order statistic ``c`` with ``|t| > c`` exactly when
+    ``(1 + #{values >= |t|}) / (n + 1) < alpha`` (the bootstrap p-value), vectorised."""
+    if values.shape[1] == 0:
+        return np.zeros(0)
+    finite = np.isfinite(values)
+    srt = np.sort(np.where(finite, values, np.inf), axis=0)
+    n = np.sum(finite, axis=0)
+    a = np.asarray(alpha, dtype=float)
+    m = np.floor(n - (a * (n + 1.0) - 1.0)).astype(np.int64) + 1
+    pos = np.clip(m - 1, 0, np.maximum(n - 1, 0))
+    out = srt[pos, np.arange(values.shape[1])].astype(float)
+    out = np.where(m > n, np.inf, np.where(m < 1, -np.inf, out))
+    return np.where((n > 0) & np.isfinite(a), out, np.nan)
 
 
 def standardized_effect(
