@@ -333,3 +333,39 @@ def grid(
     """The configurations of the issue's grid: participants x ICC (outcome = difference ICC)."""
     return [study_config(n_participants=p, icc=i, icc_difference=i, **options)
             for p in participants for i in iccs]  # fmt: skip
+
+
+def run_grid(
+    out_dir: str,
+    *,
+    n_replicates: int,
+    rng: int = 20261204,
+    participants: Sequence[int] = (6, 11, 20),
+    iccs: Sequence[float] = (0.0, 0.1, 0.5),
+    executor: str = "processes",
+    n_workers: int | None = None,
+    **options: Any,
+) -> pd.DataFrame:
+    """Run every cell of the grid as a resumable study (one Parquet file per cell) and summarise.
+
+    Returns :func:`summarise` of all cells (also written to ``out_dir/summary.csv``). Interrupted
+    runs resume where they stopped (the studies runner keeps finished replicates).
+    """
+    from pathlib import Path
+
+    from attunestats.design.studies import make_study, read_study, run_study
+
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    frames = []
+    for cfg in grid(participants=participants, iccs=iccs, **options):
+        name = f"participants{cfg['n_participants']}_icc{cfg['icc']:g}"
+        study = make_study("participant_coverage", cfg, n_replicates=n_replicates,
+                           rng=int(np.random.SeedSequence([rng, cfg["n_participants"],
+                                                           int(1000 * cfg["icc"])]).generate_state(1)[0]),
+                           name=name)  # fmt: skip
+        run_study(study, folder / f"{name}.parquet", executor=executor, n_workers=n_workers)
+        frames.append(read_study(folder / f"{name}.parquet"))
+    summary = summarise(pd.concat(frames, ignore_index=True))
+    summary.to_csv(folder / "summary.csv", index=False)
+    return summary

@@ -308,3 +308,20 @@ register_study_kind(
     description="hierarchical model parameter recovery against the simulator's truth "
     "(attunestats.hierarchical)",
 )
+
+
+def _participant_coverage_defaults() -> dict[str, Any]:
+    from attunestats.design.participant_coverage import study_config
+
+    return study_config()
+
+
+register_study_kind(
+    "participant_coverage",
+    "attunestats.design.participant_coverage:replicate",
+    setup="attunestats.design.participant_coverage:setup",
+    defaults=_participant_coverage_defaults(),
+    description="coverage, size and SE calibration of the participant-level intervals (jackknife, "
+    "CR2, participant and conversation bootstrap) with new participants in every replicate "
+    "(attunestats.design.participant_coverage)",
+)
