@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from attunestats.artifacts.context import FAST, FULL, MCMC_SETTINGS
+from attunestats.artifacts.context import FAST, FULL
 
 ADDITION = "attunestats addition (not in the paper)"
 BUILDERS_PACKAGE = "attunestats.artifacts.builders"
@@ -69,10 +69,6 @@ class Artefact:
     def full(self) -> dict[str, Any]:
         """The settings this artefact uses in full mode."""
         return {k: FULL[k] for k in self.settings}
-
-    @property
-    def uses_mcmc(self) -> bool:
-        return any(k in MCMC_SETTINGS for k in self.settings)
 
     @property
     def outputs(self) -> tuple[str, ...]:
