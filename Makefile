@@ -8,7 +8,7 @@ export PYTENSOR_FLAGS ?= base_compiledir=$(HOME)/.cache/attunestats/pytensor
 export PYTEST_DISABLE_PLUGIN_AUTOLOAD ?= 1
 PYTEST := $(PY) -m pytest -p _hypothesis_pytestplugin -p xdist.plugin
 
-.PHONY: setup reproduce test test-slow lint bench clean
+.PHONY: setup reproduce notebooks test test-slow lint bench clean
 
 $(VENV)/.installed: pyproject.toml
 	@python_bin="$$(bash .ci/find-python)" && echo "using $$python_bin" && \
@@ -23,9 +23,13 @@ setup: $(VENV)/.installed
 reproduce: setup
 	$(VENV)/bin/attunestats reproduce
 
+## Notebooks: the jupytext sources notebooks/NN_*.py are edited; this syncs their paired .ipynb.
+notebooks: setup
+	$(VENV)/bin/jupytext --sync notebooks/[0-9][0-9]_*.py
+
 ## Test suite (what CI runs): everything but the long `slow` studies.
 test: setup
-	$(VENV)/bin/ruff check attunestats tests benchmarks
+	$(VENV)/bin/ruff check attunestats tests benchmarks notebooks
 	$(PYTEST) -n 2
 
 ## Long simulation studies (coverage, size, recovery), behind the `slow` marker.
@@ -33,8 +37,8 @@ test-slow: setup
 	$(PYTEST) -m slow -n 2
 
 lint: setup
-	$(VENV)/bin/ruff check attunestats tests benchmarks
-	$(VENV)/bin/ruff format --check attunestats tests benchmarks
+	$(VENV)/bin/ruff check attunestats tests benchmarks notebooks
+	$(VENV)/bin/ruff format --check attunestats tests benchmarks notebooks
 
 bench: setup
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -1,105 +1,300 @@
-"""Tests of the atomic notebook build (`attunestats reproduce`) on tiny throwaway notebooks."""
+"""The artefact registry and `attunestats reproduce` built from it (cheap artefacts, small release).
+
+The full fast build of every artefact, with the notebooks, is tests/test_notebooks.py.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-import nbformat
+import pandas as pd
 import pytest
 
-from attunestats.artifacts.reproduce import NotebookFailed, build
+from attunestats._rng import child_seed
+from attunestats.artifacts.context import FAST, FULL, BuildContext
+from attunestats.artifacts.notebooks import NotebookFailed, default_notebooks_dir
+from attunestats.artifacts.registry import REGISTRY, Artefact, get_artefact, paper_map, select
+from attunestats.artifacts.reproduce import OUTPUT_README, ArtefactFailed, build
+from attunestats.release.load import load_release
 
 RELEASE = Path(__file__).parent / "data" / "release_small"
-
-PARAMS = """release = None
-out_dir = "."
-fast = True
-seed = 1
-n_resamples = 10
-mcmc_draws = 10
-mcmc_tune = 10
-mcmc_chains = 1
-mcmc_seed = 1
-fit_cache = None"""
+OVERVIEW = [a for a in REGISTRY if a.notebook == "01_release_overview"]
+# the old notebooks, whose names are the seeds of their artefacts (numbers must not change)
+OLD_NOTEBOOKS = {
+    "01_release_overview", "02_leaderboard", "03_model_comparisons", "04_metric_independence",
+    "05_hierarchical_effects", "06_turn_dynamics", "07_human_baseline", "08_claims_audit",
+}  # fmt: skip
 
 
-def _write_notebook(folder: Path, name: str, cells: list[str]) -> Path:
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    params = nbformat.v4.new_code_cell(PARAMS)
-    params.metadata["tags"] = ["parameters"]
-    nb.cells = [params] + [nbformat.v4.new_code_cell(c) for c in cells]
-    path = folder / f"{name}.ipynb"
-    nbformat.write(nb, path)
-    return path
+def _files(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
 
 
-GOOD = [
-    "import numpy as np, pandas as pd\nimport attunestats as at\nfrom attunestats.report import tables",
-    "rel = at.load_release(release)\nrng = np.random.default_rng(seed)\n"
-    "df = pd.DataFrame({'x': rng.normal(size=5), 'n': len(rel.conversations)})",
-    "tables.write_table(df, 'nb_table', out_dir, simulated=rel.simulated, caption='t')",
-    "import pathlib\npathlib.Path(fit_cache).mkdir(parents=True, exist_ok=True)\n"
-    "(pathlib.Path(fit_cache) / 'fit-x.pkl').write_text(str(mcmc_seed))",
-]
+# --------------------------------------------------------------------------- the registry
 
 
-@pytest.fixture(scope="module")
-def notebooks(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("nbs")
-    _write_notebook(folder, "01_good", GOOD)
-    return folder
+def test_registry_ids_outputs_builders_and_notebooks_are_consistent():
+    ids = [a.id for a in REGISTRY]
+    assert len(ids) == len(set(ids)), "artefact ids must be unique"
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", i) for i in ids)
+    outputs = [rel for a in REGISTRY for rel in a.outputs]
+    assert len(outputs) == len(set(outputs)), "each output file is declared by one artefact"
+    notebooks = {p.stem for p in default_notebooks_dir().glob("[0-9][0-9]_*.py")}
+    for a in REGISTRY:
+        assert callable(a.resolve_builder()), a.id
+        assert a.notebook in notebooks, f"{a.id}: no notebooks/{a.notebook}.py"
+        # seeds stay those of the old notebooks, and output names start with the notebook number
+        assert a.seed_name in OLD_NOTEBOOKS
+        assert all(n.startswith(a.notebook[:3]) for n in (*a.tables, *a.figures)), a.id
+        assert set(a.fast) == set(a.full) == set(a.settings)
+        assert all(a.fast[k] == FAST[k] and a.full[k] == FULL[k] for k in a.settings)
+        # the paper's table and figure numbers are not known: never cite one
+        assert not re.search(r"\b(table|figure|fig\.)\s*\d", a.paper_ref, re.I), a.paper_ref
+        assert a.paper_ref.strip() and a.title.strip()
+    # every notebook tells the story of at least one artefact
+    assert notebooks == {a.notebook for a in REGISTRY}
 
 
-def test_build_writes_artefacts_manifest_and_is_reproducible(notebooks, tmp_path):
+def test_select_by_id_output_notebook_and_number():
+    assert select(None) == REGISTRY
+    assert [a.id for a in select(["leaderboard-pillars"])] == ["leaderboard-pillars"]
+    assert [a.id for a in select(["02_rank_intervals_composite".replace("02", "03")])] == [
+        "rank-intervals-composite"
+    ]
+    by_number = select(["1"])
+    assert by_number == select(["01"]) == select(["01_release_overview"]) == tuple(OVERVIEW)
+    # registry order whatever the order asked for
+    assert [a.id for a in select(["topics", "release-summary"])] == ["release-summary", "topics"]
+    with pytest.raises(ValueError, match="matches no artefact"):
+        select(["table3"])
+    with pytest.raises(KeyError, match="no artefact 'nope'"):
+        get_artefact("nope")
+
+
+def test_paper_map_has_one_row_per_artefact_with_its_outputs():
+    frame = paper_map()
+    assert list(frame.columns[:5]) == ["id", "paper_ref", "outputs", "notebook", "builder"]
+    assert list(frame["id"]) == [a.id for a in REGISTRY]
+    row = frame.set_index("id").loc["leaderboard-pillars"]
+    assert row["outputs"] == "tables/02_leaderboard_pillars figures/02_leaderboard_pillars"
+    assert row["builder"] == "leaderboard:pillars" and row["notebook"] == "02_leaderboard"
+
+
+def test_output_readme_in_the_repository_is_the_one_reproduce_writes():
+    committed = Path(__file__).resolve().parent.parent / "paper_figures" / "README.md"
+    assert committed.read_text(encoding="utf-8") == OUTPUT_README
+
+
+# --------------------------------------------------------------------------- building
+
+
+def test_only_builds_the_selection_and_writes_a_manifest_entry_per_output(tmp_path):
     out = tmp_path / "figs"
-    first = build(release=RELEASE, out=out, fast=True, seed=7, notebooks_dir=notebooks, progress=False)
-    csv = out / "tables" / "nb_table.csv"
-    assert csv.exists() and (out / "tables" / "nb_table.tex").exists()
-    assert (out / "notebooks" / "01_good.ipynb").exists()
+    result = build(release=RELEASE, out=out, fast=True, rng=7, only=["01"], progress=False)
+    assert result.built == tuple(a.id for a in OVERVIEW)
+    declared = {rel for a in OVERVIEW for rel in a.outputs}
+    produced = set(_files(out)) - {"README.md", "MANIFEST.json"}
+    assert produced == declared
     manifest = json.loads((out / "MANIFEST.json").read_text())
-    assert manifest["artefacts"]["tables/nb_table.csv"] == first.manifest["artefacts"]["tables/nb_table.csv"]
-    assert len(manifest["release"]["checksum"]) == 64
-    assert manifest["versions"]["python"]
-    assert set(manifest["seeds"]) == {"01_good", "mcmc"}
-    # the build's fit cache is gone; nothing but artefacts and executed notebooks remains
-    assert not list(out.rglob(".fit-cache")) and not any(k.startswith(".") for k in manifest["artefacts"])
-    content = csv.read_text()
-    # same release and seed -> identical CSV; another root seed -> a different one
-    build(release=RELEASE, out=out, fast=True, seed=7, notebooks_dir=notebooks, progress=False)
-    assert csv.read_text() == content
-    build(release=RELEASE, out=out, fast=True, seed=8, notebooks_dir=notebooks, progress=False)
-    assert csv.read_text() != content
+    assert manifest == json.loads(json.dumps(result.manifest))
+    assert set(manifest["outputs"]) == declared and manifest["skipped"] == {}
+    assert set(manifest["artefacts"]) == declared | {"README.md"}
+    release = load_release(RELEASE)
+    for rel, entry in manifest["outputs"].items():
+        artefact = get_artefact(entry["artefact"])
+        assert rel in artefact.outputs
+        assert entry["sha256"] == manifest["artefacts"][rel]
+        assert entry["paper_ref"] == artefact.paper_ref and entry["notebook"] == artefact.notebook
+        assert entry["builder"] == artefact.builder_name
+        assert entry["seed"] == child_seed(7, artefact.seed_name) and entry["root_seed"] == 7
+        assert entry["mcmc_seed"] is None and entry["mode"] == "fast"
+        assert entry["input_hashes"]["release_checksum"] == release.checksum
+        assert len(entry["input_hashes"]["settings_sha256"]) == 64
+        assert entry["simulated"] is release.simulated
+    assert manifest["release"]["checksum"] == release.checksum
+    assert manifest["seeds"] == {"01_release_overview": child_seed(7, "01_release_overview"),
+                                 "mcmc": child_seed(7, "mcmc")}  # fmt: skip
+    assert manifest["consistent"] is True and manifest["only"] == ["01"]
+    assert len(manifest["versions"]["jupytext"]) > 0
     # no temporary build directories are left behind
     assert [p.name for p in tmp_path.iterdir()] == ["figs"]
 
 
-def test_failure_names_notebook_and_cell_and_keeps_previous_outputs(notebooks, tmp_path):
+def test_only_into_an_existing_output_keeps_the_other_files_and_their_entries(tmp_path):
     out = tmp_path / "figs"
-    build(release=RELEASE, out=out, fast=True, seed=7, notebooks_dir=notebooks, progress=False)
-    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    broken = tmp_path / "broken"
-    broken.mkdir()
-    _write_notebook(broken, "01_good", GOOD)
-    _write_notebook(broken, "02_bad", ["x = 1", "raise RuntimeError('boom in cell two')"])
-    with pytest.raises(NotebookFailed, match=r"(?s)notebook 02_bad.ipynb, cell 3 .*boom in cell two"):
-        build(release=RELEASE, out=out, fast=True, seed=7, notebooks_dir=broken, progress=False)
-    after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    assert after == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "figs"]
+    build(release=RELEASE, out=out, fast=True, rng=7, only=["01"], progress=False)
+    before = _files(out)
+    old = json.loads((out / "MANIFEST.json").read_text())
+    build(release=RELEASE, out=out, fast=False, rng=7, only=["topics", "metric-registry"],
+          progress=False)  # fmt: skip
+    after = _files(out)
+    manifest = json.loads((out / "MANIFEST.json").read_text())
+    added = set(get_artefact("metric-registry").outputs)
+    assert set(after) == set(before) | added
+    for rel in before:
+        if rel.startswith(("tables/", "figures/")):
+            assert after[rel] == before[rel], rel  # rebuilt or kept, same bytes (no randomness)
+    kept = set(old["outputs"]) - set(get_artefact("topics").outputs)
+    assert all(manifest["outputs"][rel] == old["outputs"][rel] for rel in kept)
+    assert manifest["outputs"]["tables/01_topics.csv"]["mode"] == "full"
+    assert manifest["outputs"]["tables/02_metric_registry.csv"]["simulated"] is False
+    assert manifest["consistent"] is False  # fast and full outputs side by side
+    assert [p.name for p in tmp_path.iterdir()] == ["figs"]
 
 
-def test_cli_reproduce_exit_status(notebooks, tmp_path, capsys):
+def test_same_root_seed_same_bytes_other_seed_other_numbers(tmp_path):
+    out = tmp_path / "figs"
+    only = ["leaderboard-all-metrics"]
+    first = build(release=RELEASE, out=out, fast=True, rng=7, only=only, progress=False)
+    assert first.used_settings == {"leaderboard-all-metrics": ("n_resamples",)}
+    csv = out / "tables" / "02_leaderboard_all_metrics.csv"
+    content = csv.read_text()
+    build(release=RELEASE, out=out, fast=True, rng=7, only=only, progress=False)
+    assert csv.read_text() == content
+    build(release=RELEASE, out=out, fast=True, rng=8, only=only, progress=False)
+    assert csv.read_text() != content
+    # a notebook's context calls the same builder with the same seed: the same table
+    ctx = BuildContext(release=RELEASE, fast=True, rng=7)
+    frame = ctx.build("leaderboard-all-metrics").frame()
+    build(release=RELEASE, out=out, fast=True, rng=7, only=only, progress=False)
+    written = pd.read_csv(csv, comment="#")
+    pd.testing.assert_frame_equal(frame.reset_index(drop=True), written, check_dtype=False)
+
+
+def _boom(ctx):
+    raise RuntimeError("boom in the builder")
+
+
+def _wrong_name(ctx):
+    return ctx.built(ctx.table("01_other", pd.DataFrame({"x": [1]}), "t"))
+
+
+def test_failure_names_artefact_and_builder_and_keeps_previous_outputs(tmp_path):
+    out = tmp_path / "figs"
+    build(release=RELEASE, out=out, fast=True, rng=7, only=["topics"], progress=False)
+    before = _files(out)
+    bad = Artefact(id="bad", title="t", paper_ref="p", builder=_boom, notebook="01_x",
+                   inputs=("release",), tables=("01_bad",))  # fmt: skip
+    registry = (get_artefact("release-summary"), bad)
+    with pytest.raises(ArtefactFailed, match=r"(?s)artefact bad \(builder .*_boom.*boom in the"):
+        build(release=RELEASE, out=out, fast=True, registry=registry, progress=False)
+    wrong = Artefact(id="wrong", title="t", paper_ref="p", builder=_wrong_name, notebook="01_x",
+                     inputs=(), tables=("01_declared",))  # fmt: skip
+    with pytest.raises(ArtefactFailed, match=r"undeclared \[\('table', '01_other'\)\], "
+                       r"missing \[\('table', '01_declared'\)\]"):  # fmt: skip
+        build(release=RELEASE, out=out, fast=True, registry=[wrong], progress=False)
+    assert _files(out) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["figs"]
+
+
+def test_undeclared_setting_is_refused():
+    sneaky = Artefact(id="sneaky", title="t", paper_ref="p", notebook="01_x", inputs=(),
+                      builder=lambda ctx: ctx.setting("n_resamples"), tables=("01_s",))  # fmt: skip
+    ctx = BuildContext(release=RELEASE, fast=True, rng=1)
+    with pytest.raises(KeyError, match="does not declare it"):
+        ctx.build("sneaky", registry=[sneaky])
+
+
+# --------------------------------------------------------------------------- notebooks
+
+GOOD = """# %% [markdown]
+# # a tiny notebook
+
+# %% tags=["parameters"]
+release = None
+fast = False
+rng = 0
+fit_cache = None
+memo_dir = None
+
+# %%
+assert fast is True and rng == 7 and release.endswith("release_small"), (fast, rng, release)
+print("parameters injected")
+"""
+BAD = (
+    GOOD
+    + """
+# %%
+x = 1
+
+# %%
+raise RuntimeError("boom in the notebook")
+"""
+)
+
+
+def test_notebooks_run_with_the_build_parameters_and_failures_name_the_cell(tmp_path):
+    nbs = tmp_path / "nbs"
+    nbs.mkdir()
+    (nbs / "01_good.py").write_text(GOOD, encoding="utf-8")
+    (nbs / "02_bad.py").write_text(BAD, encoding="utf-8")
+
+    def art(id: str, notebook: str) -> Artefact:
+        return Artefact(id=id, title="t", paper_ref="p", builder=_topics, notebook=notebook,
+                        inputs=("release",), tables=("01_topics",))  # fmt: skip
+
+    out = tmp_path / "figs"
+    result = build(release=RELEASE, out=out, fast=True, rng=7, registry=[art("good", "01_good")],
+                   notebooks=True, notebooks_dir=nbs, progress=False)  # fmt: skip
+    assert result.manifest["notebooks"] == ["01_good"]
+    assert "parameters injected" in (out / "notebooks" / "01_good.ipynb").read_text()
+    assert not list(out.rglob(".memo")) and not list(out.rglob(".fit-cache"))
+    before = _files(out)
+    with pytest.raises(NotebookFailed, match=r"(?s)notebook 02_bad.py, cell 5 .*boom in the"):
+        build(release=RELEASE, out=out, fast=True, rng=7, registry=[art("bad", "02_bad")],
+              notebooks=True, notebooks_dir=nbs, progress=False)  # fmt: skip
+    assert _files(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["figs", "nbs"]
+
+
+def _topics(ctx):
+    from attunestats.artifacts.builders.release_overview import topics
+
+    return topics(ctx)
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def test_cli_list_prints_the_paper_map(capsys):
     from attunestats.cli import main
 
-    bad = tmp_path / "bad"
-    bad.mkdir()
-    _write_notebook(bad, "01_bad", ["1/0"])
-    args = ["reproduce", "--release", str(RELEASE), "--out", str(tmp_path / "o")]
-    assert main([*args, "--notebooks", str(bad)]) == 1
+    assert main(["list"]) == 0
+    text = capsys.readouterr().out
+    for a in REGISTRY:
+        assert f"{a.id}  ({a.notebook}; builder {a.builder_name})" in text
+        assert f"    paper:   {a.paper_ref}\n" in text
+    assert text.rstrip().endswith(f"{len(REGISTRY)} artefacts; rebuild some with "
+                                  "`attunestats reproduce --only ID ...`")  # fmt: skip
+    assert main(["list", "03", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["id"] for r in rows] == [a.id for a in select(["03"])]
+    assert set(rows[0]) == {"id", "paper_ref", "outputs", "notebook", "builder", "title"}
+
+
+def test_cli_reproduce_only_and_exit_statuses(tmp_path, capsys):
+    from attunestats.cli import main
+
+    out = tmp_path / "o"
+    args = ["reproduce", "--release", str(RELEASE), "--out", str(out), "--fast", "--seed", "3"]
+    assert main([*args, "--only", "topics", "diagnosis-groups"]) == 0
+    assert "built 2 artefacts" in capsys.readouterr().out
+    assert sorted(p.name for p in (out / "tables").iterdir()) == [
+        "01_diagnosis_groups.csv", "01_diagnosis_groups.tex", "01_topics.csv", "01_topics.tex"
+    ]  # fmt: skip
+    manifest = json.loads((out / "MANIFEST.json").read_text())
+    assert manifest["root_seed"] == 3 and manifest["only"] == ["topics", "diagnosis-groups"]
+    assert main([*args, "--only", "table3"]) == 2
+    assert "matches no artefact" in capsys.readouterr().err
+    # a failing notebook: exit status 1, the output left as it was
+    nbs = tmp_path / "nbs"
+    nbs.mkdir()
+    (nbs / "01_release_overview.py").write_text("# %%\n1 / 0\n", encoding="utf-8")
+    before = _files(out)
+    failing = [*args, "--only", "topics", "--notebooks", "--notebooks-dir", str(nbs)]
+    assert main(failing) == 1
     err = capsys.readouterr().err
-    assert "01_bad.ipynb, cell 2" in err and "ZeroDivisionError" in err and "left untouched" in err
-    assert not (tmp_path / "o").exists()
-    assert main([*args, "--notebooks", str(notebooks), "--fast"]) == 0
-    assert (tmp_path / "o" / "tables" / "nb_table.csv").exists()
+    assert "01_release_overview.py, cell 1" in err and "ZeroDivisionError" in err
+    assert "left untouched" in err and _files(out) == before

@@ -1,20 +1,27 @@
-"""``attunestats reproduce``: execute every notebook, collect tables and figures, write a manifest.
+"""``attunestats reproduce``: build every table and figure of the registry, write a manifest.
 
-The build is atomic: notebooks run one after the other (each in a fresh kernel, through nbclient,
-inside this process) and write into a temporary directory next to the output; only when every
-notebook succeeded does the temporary directory replace the output. On failure the error names the
-notebook and the cell, the previous outputs stay untouched, and the exit status is 1.
+The build runs the builder of each artefact of :data:`attunestats.artifacts.registry.REGISTRY`
+(all, or those selected by ``only``) in this process, sharing one
+:class:`~attunestats.artifacts.context.BuildContext` (release loaded once, intermediates computed
+once), and writes into a temporary directory next to the output; only when every artefact was
+built does the temporary directory replace the output. On failure the error names the artefact
+and its builder (or the notebook and cell), the previous outputs stay untouched, and the exit
+status is 1.
 
-Each notebook receives its parameters in a cell injected after the cell tagged ``parameters``
-(papermill's convention, without depending on papermill): ``release``, ``out_dir``, ``fast``,
-``seed`` (a child seed derived from the root seed and the notebook's name, so one notebook rebuilt
-alone gives the same numbers as in a full build), ``n_resamples``, ``mcmc_draws``, ``mcmc_tune``,
-``mcmc_chains``, ``mcmc_seed`` (one seed for every MCMC fit of the build) and ``fit_cache`` (a
-directory of finished fits inside the build, see ``hierarchical.fit(cache_dir=...)``: notebooks
-fitting the same model with the same seed share the fit; deleted before the manifest).
+``only``: the selected artefacts are rebuilt into a copy of the existing output, whose other
+files (and their manifest entries) are kept as they are; each output's manifest entry says with
+which release, mode and seeds it was built, and the top-level ``consistent`` flag says whether
+they all agree. Without an existing output, the new one holds only the selected artefacts.
 
-``MANIFEST.json`` lists every artefact with its sha256, the release checksum and whether it is
-simulated, the seeds, and the versions of the package, Python and the main dependencies.
+``notebooks=True`` also executes the notebooks that tell the story of the selected artefacts into
+``<out>/notebooks/`` (jupytext ``.py`` sources, executed through nbclient). They call the same
+builders with the same root seed and settings, and read the build's memo of intermediate results
+and its MCMC fit cache, so they add little time and show the same numbers.
+
+``MANIFEST.json`` lists every file with its sha256 (``artefacts``) and, for every output
+(``outputs``), its artefact id, paper reference, notebook, builder, seed, settings, inputs with
+their hashes (release checksum, settings) and whether its inputs were simulated; plus the release,
+the seeds, the timings and the versions of the package, Python and the main dependencies.
 """
 
 from __future__ import annotations
@@ -27,136 +34,73 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from attunestats._rng import child_seed
-
-#: Resampling and MCMC sizes per build mode.
-# Full MCMC: 4 chains x (1,000 tuning + 2,000 draws). With 1,000 draws the paper-sized behaviour
-# model failed the gate on one of ~900 parameters (r_hat 1.0105, bulk ESS >= 1,042 everywhere);
-# 2,000 draws make R-hat's own noise small enough for the 1.01 threshold across that many.
-FULL = {"n_resamples": 10_000, "mcmc_draws": 2_000, "mcmc_tune": 1_000, "mcmc_chains": 4}
-FAST = {"n_resamples": 400, "mcmc_draws": 150, "mcmc_tune": 150, "mcmc_chains": 2}
+from attunestats._rng import RNGLike
+from attunestats.artifacts.context import (
+    DEFAULT_ROOT_SEED,
+    ArtefactContext,
+    BuildContext,
+    Built,
+    sha256_json,
+)
+from attunestats.artifacts.notebooks import (
+    NotebookFailed,
+    default_notebooks_dir,
+    execute_notebook,
+    find_notebook,
+)
+from attunestats.artifacts.registry import Artefact, select
 
 _VERSIONED = (
     "attunestats", "numpy", "scipy", "pandas", "pymc", "pytensor", "arviz", "nutpie",
-    "krippendorff", "matplotlib", "nbclient", "pyarrow",
+    "krippendorff", "matplotlib", "nbclient", "jupytext", "pyarrow",
 )  # fmt: skip
+_SCRATCH = (".fit-cache", ".memo")  # build-internal directories, removed before the manifest
 
 OUTPUT_README = """# paper_figures
 
-Built by `attunestats reproduce` (the README's main command). Do not edit by hand: the whole
-directory is replaced atomically on every successful build.
+Built by `attunestats reproduce` (the README's main command) from the artefact registry
+(`attunestats/artifacts/registry.py`; `attunestats list` prints it). Do not edit by hand: the
+directory is replaced atomically on every successful build (`--only ID` rebuilds some artefacts
+and keeps the other files).
 
 - `tables/`: every table as CSV (full precision) and LaTeX (rounded for display)
 - `figures/`: every figure as PNG and PDF
-- `notebooks/`: the executed notebooks, with their outputs
-- `MANIFEST.json`: sha256 of every artefact, the release checksum, seeds and versions
+- `notebooks/`: the executed notebooks, with their outputs (only with `--notebooks`)
+- `MANIFEST.json`: for every file its sha256, and for every output the artefact, the paper result
+  it stands for, the notebook, the builder, the seed, the settings, the hashes of its inputs and
+  whether they were simulated; the release checksum, the seeds and the versions
 
 When the release is simulated (the default bundled release), every table and figure says so:
 those numbers are not findings about real models.
 """
 
 
-class NotebookFailed(RuntimeError):
-    """A notebook cell raised; the message names the notebook and the cell."""
+class ArtefactFailed(RuntimeError):
+    """A builder raised, or built other outputs than its artefact declares."""
 
-    def __init__(self, notebook: str, cell_number: int, source: str, error: str) -> None:
-        self.notebook, self.cell_number, self.source, self.error = (
-            notebook,
-            cell_number,
-            source,
-            error,
-        )
-        first = source.strip().splitlines()[0] if source.strip() else "<empty cell>"
+    def __init__(self, artefact: Artefact, error: str) -> None:
+        self.artefact, self.error = artefact, error
         super().__init__(
-            f"notebook {notebook}, cell {cell_number} (counting every cell of the file from 1; "
-            f"starts {first!r}) failed:\n{error}"
+            f"artefact {artefact.id} (builder {artefact.builder_name}, notebook "
+            f"{artefact.notebook}) failed:\n{error}"
         )
 
 
 @dataclass(frozen=True)
 class BuildResult:
-    """What a build produced: output directory, manifest content, wall time per notebook."""
+    """What a build produced: output directory, manifest content, wall time per step."""
 
     out: Path
     manifest: dict[str, Any]
     timings: dict[str, float]
-
-
-def default_notebooks_dir() -> Path:
-    """``notebooks/`` of the repository checkout (next to the package), or of the current directory."""
-    here = Path(__file__).resolve().parents[2] / "notebooks"
-    return here if here.is_dir() else Path.cwd() / "notebooks"
-
-
-def list_notebooks(notebooks_dir: Path) -> list[Path]:
-    """The numbered notebooks ``NN_*.ipynb``, in order."""
-    return sorted(p for p in notebooks_dir.glob("[0-9][0-9]_*.ipynb") if p.is_file())
-
-
-def _inject_parameters(nb: Any, params: dict[str, Any]) -> Any:
-    import nbformat
-
-    lines = ["# Parameters injected by `attunestats reproduce`"]
-    lines += [f"{key} = {value!r}" for key, value in params.items()]
-    cell = nbformat.v4.new_code_cell("\n".join(lines))
-    cell.metadata["tags"] = ["injected-parameters"]
-    position = 0
-    for i, existing in enumerate(nb.cells):
-        if "parameters" in existing.get("metadata", {}).get("tags", []):
-            position = i + 1
-            break
-    nb.cells.insert(position, cell)
-    nb.metadata["attunestats_injected_cell"] = position
-    return nb
-
-
-def execute_notebook(
-    path: Path,
-    params: dict[str, Any],
-    *,
-    save_to: Path | None = None,
-    timeout: int = 1800,
-    progress: bool = True,
-) -> Any:
-    """Execute one notebook with injected parameters; raise :class:`NotebookFailed` on error."""
-    import nbformat
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-
-    nb = _inject_parameters(nbformat.read(path, as_version=4), params)
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
-    try:
-        with client.setup_kernel():
-            for k, index in enumerate(code_cells, start=1):
-                if progress and sys.stderr.isatty():
-                    print(f"\r    cell {k}/{len(code_cells)}", end="", file=sys.stderr, flush=True)
-                try:
-                    client.execute_cell(nb.cells[index], index)
-                except CellExecutionError as exc:
-                    # number cells as in the notebook file (from 1, without the injected cell)
-                    injected = nb.metadata.get("attunestats_injected_cell", -1)
-                    number = index if index > injected else index + 1
-                    raise NotebookFailed(
-                        path.name, number, nb.cells[index].source, str(exc)
-                    ) from exc
-    finally:
-        if progress and sys.stderr.isatty():
-            print("\r" + " " * 30 + "\r", end="", file=sys.stderr, flush=True)
-        if save_to is not None:
-            save_to.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(nb, save_to)
-    return nb
+    built: tuple[str, ...]  # ids of the artefacts built
+    used_settings: dict[str, tuple[str, ...]]  # settings each builder read (tests check them)
 
 
 def _sha256(path: Path) -> str:
@@ -177,83 +121,154 @@ def _versions() -> dict[str, str]:
     return out
 
 
+def _check_outputs(artefact: Artefact, built: Built) -> None:
+    """Every declared output built or skipped with a reason; nothing undeclared."""
+    declared = {("table", t) for t in artefact.tables} | {("figure", f) for f in artefact.figures}
+    made = {("table", t.name) for t in built.tables} | {("figure", f.name) for f in built.figures}
+    skipped = {(s.kind, s.name) for s in built.skipped}
+    extra = sorted((made | skipped) - declared)
+    missing = sorted(declared - made - skipped)
+    if extra or missing:
+        raise ArtefactFailed(
+            artefact,
+            f"the builder's outputs do not match the registry: undeclared {extra}, "
+            f"missing {missing}",
+        )
+
+
+def _entry(actx: ArtefactContext, settings: dict[str, Any], sha: str) -> dict[str, Any]:
+    artefact, ctx = actx.artefact, actx.context
+    seed = ctx.seed(artefact.seed_name)
+    mcmc_seed = ctx.mcmc_seed if actx.used_mcmc_seed else None
+    uses_release = "release" in artefact.inputs
+    hashed = {"mode": ctx.mode, "settings": settings, "seed": seed, "mcmc_seed": mcmc_seed}
+    return {
+        "sha256": sha,
+        "artefact": artefact.id,
+        "paper_ref": artefact.paper_ref,
+        "notebook": artefact.notebook,
+        "builder": artefact.builder_name,
+        "mode": ctx.mode,
+        "root_seed": ctx.root_seed,
+        "seed_name": artefact.seed_name,
+        "seed": seed,
+        "mcmc_seed": mcmc_seed,
+        "settings": settings,
+        "inputs": list(artefact.inputs),
+        "input_hashes": {
+            "release_checksum": ctx.release.checksum if uses_release else None,
+            "settings_sha256": sha256_json(hashed),
+        },
+        "simulated": bool(uses_release and ctx.simulated),
+    }
+
+
+def _read_manifest(out: Path) -> dict[str, Any] | None:
+    try:
+        manifest = json.loads((out / "MANIFEST.json").read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
+    return manifest if isinstance(manifest.get("outputs"), dict) else None
+
+
 def build(
     *,
     release: str | os.PathLike[str] | None = None,
     out: str | os.PathLike[str] = "paper_figures",
     fast: bool = False,
-    seed: int = 20260521,
+    rng: RNGLike = DEFAULT_ROOT_SEED,
+    only: Sequence[str] | None = None,
+    notebooks: bool = False,
     notebooks_dir: str | os.PathLike[str] | None = None,
-    only: list[str] | None = None,
+    registry: Iterable[Artefact] | None = None,
     progress: bool = True,
 ) -> BuildResult:
-    """Execute every notebook into a temporary directory, then replace ``out`` atomically.
+    """Build the artefacts of the registry into a temporary directory, then replace ``out``.
 
-    Raises :class:`NotebookFailed` (previous outputs untouched) when a notebook fails.
+    Parameters
+    ----------
+    release : path, optional
+        Release directory (default: the bundled SIMULATED release).
+    out : path
+        Output directory (replaced atomically).
+    fast : bool
+        Fast mode (CI): few resamples, short MCMC. See ``attunestats.artifacts.context.FAST``.
+    rng : int, SeedSequence or Generator
+        Root seed; each artefact uses the child seed named by its ``seed_name``.
+    only : list of str, optional
+        Artefact ids, output names, notebook stems or numbers
+        (:func:`attunestats.artifacts.registry.select`); other outputs of ``out`` are kept.
+    notebooks : bool
+        Also execute the notebooks of the selected artefacts into ``out/notebooks/``.
+    notebooks_dir : path, optional
+        Where the notebooks are (default: ``notebooks/`` of the checkout).
+    registry : iterable of Artefact, optional
+        Another registry (tests); default :data:`~attunestats.artifacts.registry.REGISTRY`.
+
+    Raises :class:`ArtefactFailed` or :class:`NotebookFailed` (previous outputs untouched).
     """
-    from attunestats.release.load import load_release
-
-    nb_dir = Path(notebooks_dir) if notebooks_dir is not None else default_notebooks_dir()
-    notebooks = list_notebooks(nb_dir)
-    if only:
-        notebooks = [p for p in notebooks if any(p.stem.startswith(o) or p.name == o for o in only)]
-    if not notebooks:
-        raise FileNotFoundError(f"no numbered notebooks (NN_*.ipynb) in {nb_dir}")
-    if release is None:
-        from attunestats.release.bundled import bundled_release_path
-
-        release_path = bundled_release_path()
-    else:
-        release_path = Path(release).resolve()
-    loaded = load_release(release_path)  # validates before any notebook runs
+    artefacts = select(only, registry=registry)
     out_path = Path(out).resolve()
     out_path.parent.mkdir(parents=True, exist_ok=True)
+    nb_dir = Path(notebooks_dir) if notebooks_dir is not None else default_notebooks_dir()
+    if notebooks:  # fail before any work when a notebook is missing
+        notebook_paths = {a.notebook: find_notebook(nb_dir, a.notebook) for a in artefacts}
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_path.name}-build-", dir=out_path.parent))
-    sizes = FAST if fast else FULL
     timings: dict[str, float] = {}
-    seeds: dict[str, int] = {}
-    # MCMC fits: one seed for the whole build and a shared cache of finished fits, so notebooks
-    # fitting the same model (05, 06, 08) sample it once; removed before the manifest is written
-    mcmc_seed = child_seed(seed, "mcmc")
-    fit_cache = tmp / ".fit-cache"
+    used: dict[str, tuple[str, ...]] = {}
     try:
-        for k, path in enumerate(notebooks, start=1):
-            nb_seed = child_seed(seed, path.stem)
-            seeds[path.stem] = nb_seed
-            params = {
-                "release": str(release_path), "out_dir": str(tmp), "fast": bool(fast),
-                "seed": nb_seed, **sizes, "mcmc_seed": mcmc_seed, "fit_cache": str(fit_cache),
-            }  # fmt: skip
+        ctx = BuildContext(release=release, fast=fast, rng=rng, fit_cache=tmp / ".fit-cache",
+                           memo_dir=(tmp / ".memo") if notebooks else None)  # fmt: skip
+        old = _read_manifest(out_path) if only else None
+        if old is not None:
+            shutil.copytree(out_path, tmp, dirs_exist_ok=True)
+            for artefact in artefacts:  # stale files of the rebuilt artefacts go
+                for rel in artefact.outputs:
+                    (tmp / rel).unlink(missing_ok=True)
+        outputs: dict[str, Any] = dict(old["outputs"]) if old else {}
+        skipped: dict[str, str] = dict(old.get("skipped", {})) if old else {}
+        for k, artefact in enumerate(artefacts, start=1):
             if progress:
-                print(f"[{k}/{len(notebooks)}] {path.name} ...", file=sys.stderr, flush=True)
+                print(f"[{k}/{len(artefacts)}] {artefact.id} ...", file=sys.stderr, flush=True)
             start = time.perf_counter()
-            execute_notebook(path, params, save_to=tmp / "notebooks" / path.name, progress=progress)
-            timings[path.stem] = time.perf_counter() - start
+            actx = ctx.for_artefact(artefact)
+            try:
+                built = artefact.resolve_builder()(actx)
+            except Exception as exc:
+                raise ArtefactFailed(artefact, f"{type(exc).__name__}: {exc}") from exc
+            _check_outputs(artefact, built)
+            built.write(tmp)
+            timings[artefact.id] = time.perf_counter() - start
+            used[artefact.id] = tuple(sorted(actx.used_settings))
+            settings = {key: ctx.settings[key] for key in artefact.settings}
+            for rel in artefact.outputs:
+                outputs.pop(rel, None)
+                skipped.pop(rel, None)
+            for rel in built.output_files():
+                outputs[rel] = _entry(actx, settings, _sha256(tmp / rel))
+            for skip in built.skipped:
+                kind, ext = ("tables", ("csv", "tex")) if skip.kind == "table" else (
+                    "figures", ("png", "pdf"))  # fmt: skip
+                for e in ext:
+                    skipped[f"{kind}/{skip.name}.{e}"] = f"{artefact.id}: {skip.reason}"
             if progress:
-                print(f"      done in {timings[path.stem]:.1f} s", file=sys.stderr, flush=True)
-        shutil.rmtree(fit_cache, ignore_errors=True)
+                print(f"      done in {timings[artefact.id]:.1f} s", file=sys.stderr, flush=True)
+        executed: list[str] = []
+        if notebooks:
+            params = {"release": str(ctx.release_path), "fast": ctx.fast, "rng": ctx.root_seed,
+                      "fit_cache": str(tmp / ".fit-cache"), "memo_dir": str(tmp / ".memo")}  # fmt: skip
+            for stem, path in notebook_paths.items():
+                if progress:
+                    print(f"notebook {path.name} ...", file=sys.stderr, flush=True)
+                start = time.perf_counter()
+                execute_notebook(path, params, save_to=tmp / "notebooks" / f"{stem}.ipynb",
+                                 progress=progress)  # fmt: skip
+                timings[f"notebook {stem}"] = time.perf_counter() - start
+                executed.append(stem)
+        for name in _SCRATCH:
+            shutil.rmtree(tmp / name, ignore_errors=True)
         (tmp / "README.md").write_text(OUTPUT_README, encoding="utf-8")
-        artefacts = {
-            str(p.relative_to(tmp)): _sha256(p)
-            for p in sorted(tmp.rglob("*"))
-            if p.is_file() and p.relative_to(tmp).parts[0] != "notebooks"
-        }
-        manifest = {
-            "generator": "attunestats reproduce",
-            "mode": "fast" if fast else "full",
-            "sizes": sizes,
-            "release": {
-                "path": str(release_path),
-                "checksum": loaded.checksum,
-                "simulated": loaded.simulated,
-                "name": loaded.info.get("name", ""),
-            },
-            "root_seed": seed,
-            "seeds": {**seeds, "mcmc": mcmc_seed},
-            "versions": _versions(),
-            "timings_seconds": {k: round(v, 2) for k, v in timings.items()},
-            "artefacts": artefacts,
-        }
+        manifest = _manifest(ctx, tmp, artefacts, outputs, skipped, timings, executed, only)
         (tmp / "MANIFEST.json").write_text(
             json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8"
         )
@@ -261,7 +276,44 @@ def build(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return BuildResult(out=out_path, manifest=manifest, timings=timings)
+    return BuildResult(out=out_path, manifest=manifest, timings=timings,
+                       built=tuple(a.id for a in artefacts), used_settings=used)  # fmt: skip
+
+
+def _manifest(ctx: BuildContext, tmp: Path, artefacts: Sequence[Artefact],
+              outputs: dict[str, Any], skipped: dict[str, str], timings: dict[str, float],
+              executed: list[str], only: Sequence[str] | None) -> dict[str, Any]:  # fmt: skip
+    files = {
+        str(p.relative_to(tmp)): _sha256(p)
+        for p in sorted(tmp.rglob("*"))
+        if p.is_file() and p.relative_to(tmp).parts[0] != "notebooks"
+    }
+    outputs = {rel: entry for rel, entry in outputs.items() if rel in files}
+    seed_names = sorted({a.seed_name for a in artefacts})
+    agree = {(e["mode"], e["root_seed"], e["input_hashes"]["release_checksum"] or "")
+             for e in outputs.values()}  # fmt: skip
+    releases = {e["input_hashes"]["release_checksum"] for e in outputs.values()} - {None}
+    return {
+        "generator": "attunestats reproduce",
+        "mode": ctx.mode,
+        "sizes": ctx.settings,
+        "only": list(only) if only else None,
+        "release": {
+            "path": str(ctx.release_path),
+            "checksum": ctx.release.checksum,
+            "simulated": ctx.simulated,
+            "name": ctx.release.info.get("name", ""),
+        },
+        "root_seed": ctx.root_seed,
+        "seeds": {**{n: ctx.seed(n) for n in seed_names}, "mcmc": ctx.mcmc_seed},
+        "consistent": len({(m, s) for m, s, _ in agree}) <= 1 and len(releases) <= 1,
+        "versions": _versions(),
+        "timings_seconds": {k: round(v, 2) for k, v in timings.items()},
+        "notebooks": sorted(executed),
+        "artefacts": files,
+        "outputs": outputs,
+        "skipped": skipped,
+    }
 
 
 def _replace_dir(new: Path, target: Path) -> None:
@@ -285,18 +337,25 @@ def reproduce(
     release: str | None = None,
     out: str = "paper_figures",
     fast: bool = False,
-    seed: int = 20260521,
+    rng: RNGLike = DEFAULT_ROOT_SEED,
+    only: Sequence[str] | None = None,
+    notebooks: bool = False,
     notebooks_dir: str | None = None,
 ) -> int:
     """CLI wrapper of :func:`build`: prints a summary, returns an exit status."""
     try:
-        result = build(release=release, out=out, fast=fast, seed=seed, notebooks_dir=notebooks_dir)
-    except NotebookFailed as exc:
+        result = build(release=release, out=out, fast=fast, rng=rng, only=only,
+                       notebooks=notebooks, notebooks_dir=notebooks_dir)  # fmt: skip
+    except (ArtefactFailed, NotebookFailed) as exc:
         print(f"reproduce FAILED: {exc}", file=sys.stderr)
         print(f"previous outputs in {out} were left untouched", file=sys.stderr)
         return 1
     total = sum(result.timings.values())
-    n = len(result.manifest["artefacts"])
+    n = len(result.built)
+    files = len(result.manifest["artefacts"])
     sim = " (SIMULATED release)" if result.manifest["release"]["simulated"] else ""
-    print(f"built {n} artefacts into {result.out} in {total:.1f} s{sim}")
+    print(f"built {n} artefacts ({files} files) into {result.out} in {total:.1f} s{sim}")
+    if not result.manifest["consistent"]:
+        print("note: the output mixes builds with different releases, modes or seeds "
+              "(see MANIFEST.json)")  # fmt: skip
     return 0

@@ -36,7 +36,7 @@ import sys
 from collections.abc import Sequence
 
 #: command modules, in the order of ``attunestats --help``
-_COMMAND_MODULES = ("simulate", "validate", "score", "reproduce", "power", "study")
+_COMMAND_MODULES = ("simulate", "validate", "score", "reproduce", "list", "power", "study")
 #: commands that parse their own arguments -> "module:function(argv) -> exit code"
 _PASSTHROUGH = {
     "power": "attunestats.cli.power:power_command",

@@ -1,0 +1,36 @@
+"""Builders of notebook 08 (claims audit): each claim of the paper as an explicit test.
+
+Effect size, interval, corrected p-value or posterior probability and a verdict per claim
+(:func:`attunestats.inference.claims.audit_claims`); claim (d) reads the hierarchical behaviour
+fit of notebook 05 (the same fit). On a simulated release the verdicts check the methods against
+what the simulator planted; they are not findings about real models.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attunestats.artifacts.builders.hierarchical import fit
+from attunestats.artifacts.context import ArtefactContext, Built
+
+
+def audit(ctx: ArtefactContext) -> Any:
+    """The claims audit with this artefact's seed (once per build)."""
+    from attunestats.inference.claims import audit_claims
+
+    n_resamples, accept = ctx.setting("n_resamples"), ctx.setting("accept_failed_fits")
+    key = ("audit_claims", ctx.release.checksum, ctx.seed, n_resamples, accept, ctx.mcmc_seed,
+           ctx.setting("mcmc_draws"), ctx.setting("mcmc_tune"), ctx.setting("mcmc_chains"))  # fmt: skip
+    return ctx.memo(key, lambda: audit_claims(
+        ctx.scores, n_resamples=n_resamples, rng=ctx.seed,
+        d=dict(fit=fit(ctx, "behaviour"), accept_failed_diagnostics=accept)))  # fmt: skip
+
+
+def claims_audit(ctx: ArtefactContext) -> Built:
+    caption = "Claims audit: effect, interval, corrected p-value, verdict"
+    return ctx.built(ctx.table("08_claims_audit", audit(ctx).to_frame(), caption))
+
+
+def claims_details(ctx: ArtefactContext) -> Built:
+    return ctx.built(ctx.table("08_claims_details", audit(ctx).details(),
+                               "Sub-tests of every claim"))  # fmt: skip

@@ -1,0 +1,73 @@
+"""Builders of notebook 03 (model comparisons): paired differences (Holm within metric), rank
+intervals, and how well each metric discriminates between predictors (claim (b) as a test).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from attunestats.artifacts.builders.leaderboard import bootstrap
+from attunestats.artifacts.context import ArtefactContext, Built
+from attunestats.report import figures, views
+
+
+def comparison(ctx: ArtefactContext) -> Any:
+    """``compare_models`` on the bootstrap of this artefact's seed (once per build)."""
+    from attunestats.inference.compare import compare_models
+
+    boot = bootstrap(ctx)
+    key = ("compare_models", ctx.release.checksum, ctx.seed, ctx.setting("n_resamples"), "holm")
+    return ctx.memo(key, lambda: compare_models(boot, correction="holm", family="metric"))
+
+
+def _main_discrimination(ctx: ArtefactContext) -> pd.DataFrame:
+    from attunestats.metrics.registry import MAIN_METRICS
+
+    disc = comparison(ctx).discrimination
+    return disc[disc["metric"].isin(MAIN_METRICS)]
+
+
+def paired_differences(ctx: ArtefactContext) -> Built:
+    caption = ("Paired differences (a - b), 95% BCa intervals, bootstrap p-values, "
+               "Holm within metric")  # fmt: skip
+    return ctx.built(ctx.table("03_paired_differences", comparison(ctx).pairs, caption))
+
+
+def paired_differences_composite(ctx: ArtefactContext) -> Built:
+    diff, sig = views.difference_matrix(comparison(ctx).pairs, "composite_score")
+    fig = figures.difference_heatmap(diff, sig, metric="composite", simulated=ctx.simulated)
+    return ctx.built(ctx.figure("03_paired_differences_composite", fig))
+
+
+def rank_intervals(ctx: ArtefactContext) -> Built:
+    caption = "Ranks with 95% bootstrap intervals and P(rank 1)"
+    return ctx.built(ctx.table("03_rank_intervals", comparison(ctx).ranks, caption))
+
+
+def rank_intervals_composite(ctx: ArtefactContext) -> Built:
+    fig = figures.rank_intervals(comparison(ctx).ranks, metric="composite_score",
+                                 simulated=ctx.simulated)  # fmt: skip
+    return ctx.built(ctx.figure("03_rank_intervals_composite", fig))
+
+
+def discrimination(ctx: ArtefactContext) -> Built:
+    disc = comparison(ctx).discrimination.sort_values("discrimination", ascending=False)
+    caption = ("Discrimination per metric: D with noncentral-F interval, share of "
+               "distinguishable pairs")  # fmt: skip
+    fig = figures.discrimination_plot(_main_discrimination(ctx), simulated=ctx.simulated)
+    return ctx.built(ctx.table("03_discrimination", disc, caption),
+                     ctx.figure("03_discrimination", fig))  # fmt: skip
+
+
+def discrimination_contrasts(ctx: ArtefactContext) -> Built:
+    cmp = comparison(ctx)
+    contrasts = pd.DataFrame([
+        cmp.discrimination_contrast(a, b)
+        for a in ("avg_pairwise_accuracy", "avg_pairwise_kendall_tau")
+        for b in ("avg_emotion_f1",)
+    ])  # fmt: skip
+    caption = ("Do preference metrics discriminate more than emotion F1? (D difference, "
+               "conservative interval)")  # fmt: skip
+    return ctx.built(ctx.table("03_discrimination_contrasts", contrasts, caption))

@@ -1,0 +1,74 @@
+"""Builders of notebook 06 (turn dynamics): early, mid and late turns of each conversation.
+
+Phase means per predictor with conversation-bootstrap intervals and paired late-minus-early
+differences; then turn-drift slopes from the hierarchical models of notebook 05 (the same fits),
+adjusted for participant, topic and conversation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from attunestats.artifacts.builders.hierarchical import fit
+from attunestats.artifacts.context import ArtefactContext, Built
+from attunestats.report import figures
+
+METRICS = ["binary_om_accuracy", "binary_human_accuracy", "emotion_f1", "emotion_va_score",
+           "pairwise_accuracy"]  # fmt: skip
+DRIFT_MODELS = ("behaviour", "emotion")
+DRIFT_NAMES = {"behaviour": "OM accuracy", "emotion": "emotion F1"}
+
+
+def phases(ctx: ArtefactContext) -> Any:
+    """Phase means and late-minus-early differences (conversation bootstrap, once per build)."""
+    from attunestats.inference import dynamics
+
+    n_resamples = ctx.setting("n_resamples")
+    key = ("phase_bootstrap", ctx.release.checksum, ctx.seed, n_resamples, *METRICS)
+    return ctx.memo(key, lambda: dynamics.phase_bootstrap(
+        ctx.scores, metrics=METRICS, n_resamples=n_resamples, rng=ctx.seed)[1])  # fmt: skip
+
+
+def turn_phases(ctx: ArtefactContext) -> Built:
+    table = phases(ctx)
+    fig = figures.phase_lines(
+        table, metrics=["binary_om_accuracy", "emotion_f1", "pairwise_accuracy"],
+        labels=["binary OM accuracy", "emotion F1", "pairwise accuracy"], simulated=ctx.simulated,
+    )  # fmt: skip
+    caption = "Early / mid / late turn means and late-minus-early differences (95% intervals)"
+    return ctx.built(ctx.table("06_turn_phases", table, caption),
+                     ctx.figure("06_turn_phases", fig))  # fmt: skip
+
+
+def drift_fit_diagnostics(ctx: ArtefactContext) -> Built:
+    overview = pd.DataFrame([fit(ctx, name).overview() for name in DRIFT_MODELS])
+    caption = "MCMC fits of the drift models: diagnostics gate"
+    return ctx.built(ctx.table("06_drift_fit_diagnostics", overview, caption))
+
+
+def drift_slopes(ctx: ArtefactContext) -> Built:
+    from attunestats import hierarchical as H
+
+    accept = ctx.setting("accept_failed_fits")
+    fits = {name: fit(ctx, name) for name in DRIFT_MODELS}
+    frames = [H.turn_drift(f, accept_failed_diagnostics=accept)
+              for f in fits.values() if f.passed or accept]  # fmt: skip
+    if not frames:
+        reason = "no drift model passed the diagnostics gate (see 06_drift_fit_diagnostics)"
+        return ctx.built(ctx.skip("06_drift_slopes", "table", reason),
+                         ctx.skip("06_drift_slopes", "figure", reason))  # fmt: skip
+    drift = pd.concat(frames)
+    names = {fits[name].model.outcome: label for name, label in DRIFT_NAMES.items()}
+    fig = figures.forest_plot(
+        drift.assign(label=drift["outcome"].map(names) + ": " + drift["predictor"],
+                     outcome_name=drift["outcome"].map(names)),
+        estimate="change", low="change_ci_low", high="change_ci_high", label="label",
+        group="outcome_name", reference=0.0, sort=False,
+        xlabel="change from first to last turn (accuracy or F1)", simulated=ctx.simulated,
+    )  # fmt: skip
+    caption = ("Turn-drift slopes per predictor (logit, first to last turn) and the change they "
+               "imply")  # fmt: skip
+    return ctx.built(ctx.table("06_drift_slopes", drift, caption),
+                     ctx.figure("06_drift_slopes", fig))  # fmt: skip

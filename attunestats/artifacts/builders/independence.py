@@ -1,0 +1,51 @@
+"""Builders of notebook 04 (metric independence): the capability-independence report.
+
+Are the capabilities really independent, or do they only look so because the metrics are noisy?
+Rank correlations across models with bootstrap intervals and permutation tests, noise-corrected
+correlations, a latent-skill model, Kendall's W and principal components against permutation
+nulls (:func:`attunestats.independence.capability_independence`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attunestats.artifacts.context import ArtefactContext, Built
+
+
+def report(ctx: ArtefactContext) -> Any:
+    """The independence report with this artefact's seed and settings (once per build)."""
+    from attunestats import independence as ind
+
+    settings = {k: ctx.setting(k) for k in ("n_resamples", "n_permutations", "n_splits",
+                                            "mcmc_draws", "mcmc_tune", "mcmc_chains")}  # fmt: skip
+    key = ("capability_independence", ctx.release.checksum, ctx.seed, *sorted(settings.items()))
+
+    def compute() -> Any:
+        return ind.capability_independence(
+            ctx.scores, correction="holm", latent=True,
+            latent_options=dict(draws=settings["mcmc_draws"], tune=settings["mcmc_tune"],
+                                chains=settings["mcmc_chains"], on_failure="flag"),
+            n_resamples=settings["n_resamples"], n_permutations=settings["n_permutations"],
+            n_splits=settings["n_splits"], rng=ctx.seed,
+        )  # fmt: skip
+
+    return ctx.memo(key, compute)
+
+
+def capability_independence(ctx: ArtefactContext) -> Built:
+    from attunestats.report.independence import plot_independence
+
+    rep = report(ctx)
+    caption = ("Capability independence: correlations, intervals, noise-corrected values, "
+               "verdicts")  # fmt: skip
+    return ctx.built(
+        ctx.table("04_capability_independence", rep.to_frame(), caption),
+        ctx.figure("04_capability_independence", plot_independence(rep)),
+    )
+
+
+def global_tests(ctx: ArtefactContext) -> Built:
+    caption = ("Global independence test, Kendall's W across metrics, first principal "
+               "component")  # fmt: skip
+    return ctx.built(ctx.table("04_global_tests", report(ctx).global_tests, caption))

@@ -1,0 +1,89 @@
+"""Builders of notebook 02 (leaderboard): every metric with cluster-bootstrap intervals, the
+composite and its pillars, distributions, and the sensitivity to disputed scoring conventions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from attunestats.artifacts.context import ArtefactContext, Built
+from attunestats.report import figures, views
+
+PILLARS = ["composite_score", "emotion_tracking", "evaluation_quality", "holistic_comprehension"]
+PILLAR_LABELS = ["composite (0-100)", "emotion tracking (0-1)", "evaluation quality (0-1)",
+                 "holistic comprehension (0-1)"]  # fmt: skip
+
+
+def bootstrap(ctx: ArtefactContext) -> Any:
+    """The conversation bootstrap of every metric with this artefact's seed (once per build)."""
+    from attunestats.inference.bootstrap import bootstrap_scores
+
+    n_resamples = ctx.setting("n_resamples")
+    key = ("bootstrap_scores", ctx.release.checksum, ctx.seed, n_resamples)
+    return ctx.memo(key, lambda: bootstrap_scores(ctx.scores, n_resamples=n_resamples,
+                                                  rng=ctx.seed))  # fmt: skip
+
+
+def _board(ctx: ArtefactContext) -> pd.DataFrame:
+    boot = bootstrap(ctx)
+    key = ("leaderboard", ctx.release.checksum, ctx.seed, ctx.setting("n_resamples"))
+    return ctx.memo(key, lambda: views.leaderboard(boot, ctx.scores))
+
+
+def all_metrics(ctx: ArtefactContext) -> Built:
+    caption = "Every metric per predictor: estimate, 95% BCa cluster-bootstrap interval, SE"
+    return ctx.built(ctx.table("02_leaderboard_all_metrics", _board(ctx), caption))
+
+
+def metric_registry(ctx: ArtefactContext) -> Built:
+    from attunestats.metrics.registry import metrics_frame
+
+    # the registry is not data: never labelled simulated
+    return ctx.built(ctx.table("02_metric_registry", metrics_frame(), "The metric registry",
+                               simulated=False))  # fmt: skip
+
+
+def pillars(ctx: ArtefactContext) -> Built:
+    board = _board(ctx)
+    wide = views.leaderboard_wide(board, metrics=PILLARS + ["equal_weight_composite"])
+    fig = figures.forest_panels(board, metrics=PILLARS, xlabels=PILLAR_LABELS,
+                                simulated=ctx.simulated)  # fmt: skip
+    return ctx.built(
+        ctx.table("02_leaderboard_pillars", wide, "Composite and pillars with 95% intervals"),
+        ctx.figure("02_leaderboard_pillars", fig),
+    )
+
+
+def main_metrics(ctx: ArtefactContext) -> Built:
+    from attunestats.metrics.registry import MAIN_METRICS
+
+    board = _board(ctx)
+    present = set(board["metric"])
+    main = views.leaderboard_wide(board, metrics=[m for m in MAIN_METRICS if m in present])
+    caption = "Main metrics (official names) with 95% intervals"
+    return ctx.built(ctx.table("02_leaderboard_main_metrics", main, caption))
+
+
+def predictor_summary_official(ctx: ArtefactContext) -> Built:
+    caption = "Predictor-level values as the official scorer aggregates them (means, SE)"
+    return ctx.built(ctx.table("02_predictor_summary_official", ctx.scores.predictor, caption))
+
+
+def composite_distributions(ctx: ArtefactContext) -> Built:
+    scores = ctx.scores
+    conv = scores.conversation[scores.conversation["metric"] == "composite_score"]
+    conv = views.with_predictor_info(conv, scores)
+    fig = figures.distributions(conv, by="display_name", xlabel="conversation composite (0-100)",
+                                simulated=ctx.simulated)  # fmt: skip
+    return ctx.built(ctx.figure("02_composite_distributions", fig))
+
+
+def convention_sensitivity(ctx: ArtefactContext) -> Built:
+    from attunestats.metrics.sensitivity import convention_sensitivity as sensitivity
+
+    sens = ctx.memo(("convention_sensitivity", ctx.release.checksum),
+                    lambda: sensitivity(ctx.release))  # fmt: skip
+    caption = "Change in each composite when one scoring convention is switched"
+    return ctx.built(ctx.table("02_convention_sensitivity", sens, caption))

@@ -1,0 +1,408 @@
+"""What a builder receives and returns: the build context, its memo, and the built outputs.
+
+A :class:`BuildContext` holds what every artefact of one build shares: the release (loaded once),
+the mode (fast or full) and its settings, the root seed, the directory of finished MCMC fits, and
+a memo of intermediate results (the scores, a bootstrap, a comparison, a fit, ...) keyed by what
+they were computed from, so an intermediate shared by several artefacts is computed once per
+build. ``attunestats reproduce`` makes one; a notebook makes its own with the same parameters and
+gets the same numbers.
+
+A builder is a function ``builder(ctx: ArtefactContext) -> Built``. The
+:class:`ArtefactContext` it gets is the build context seen from one artefact of the registry: its
+seed (a child of the root seed named after the artefact's ``seed_name``), the settings it declared
+(asking for an undeclared one is an error, so the registry's list stays true), and helpers that
+make the :class:`Table` and :class:`FigureOutput` objects it returns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import sys
+import time
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from attunestats._rng import RNGLike, child_seed, root_seed
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from attunestats.artifacts.registry import Artefact
+    from attunestats.metrics.score import Scores
+    from attunestats.release.model import Release
+
+#: Root seed of ``attunestats reproduce`` when none is given.
+DEFAULT_ROOT_SEED = 20260521
+
+#: Settings per build mode. Each artefact of the registry declares which of them it uses.
+# Full MCMC: 4 chains x (1,000 tuning + 2,000 draws). With 1,000 draws the paper-sized behaviour
+# model failed the gate on one of ~900 parameters (r_hat 1.0105, bulk ESS >= 1,042 everywhere);
+# 2,000 draws make R-hat's own noise small enough for the 1.01 threshold across that many.
+FULL: Mapping[str, Any] = {
+    "n_resamples": 10_000,  # bootstrap resamples
+    "mcmc_draws": 2_000,  # posterior draws per chain
+    "mcmc_tune": 1_000,  # tuning steps per chain
+    "mcmc_chains": 4,
+    "n_permutations": 10_000,  # permutation tests of the independence report
+    "n_splits": 1_000,  # split-half reliabilities of the independence report
+    "agreement_resamples": 2_000,  # bootstrap of the human-baseline agreement
+    "accept_failed_fits": False,  # full mode reports only fits that pass the diagnostics gate
+}
+FAST: Mapping[str, Any] = {
+    "n_resamples": 400,
+    "mcmc_draws": 150,
+    "mcmc_tune": 150,
+    "mcmc_chains": 2,
+    "n_permutations": 2_000,
+    "n_splits": 200,
+    "agreement_resamples": 300,
+    # fast mode's chains are too short for the gate: tables carry a warning column instead
+    "accept_failed_fits": True,
+}
+#: Settings that say an artefact uses MCMC fits (and so the build's MCMC seed).
+MCMC_SETTINGS = ("mcmc_draws", "mcmc_tune", "mcmc_chains", "accept_failed_fits")
+
+
+def settings_for(fast: bool) -> dict[str, Any]:
+    """A copy of the settings of one mode."""
+    return dict(FAST if fast else FULL)
+
+
+def sha256_json(value: Any) -> str:
+    """sha256 of the canonical JSON of ``value`` (sorted keys): a hash of inputs or settings."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table to write as ``tables/<name>.csv`` (full precision) and ``.tex`` (rounded)."""
+
+    name: str
+    frame: pd.DataFrame
+    caption: str
+    simulated: bool
+    digits: int | Mapping[str, int] = 3
+
+    def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
+        from attunestats.report.tables import write_table
+
+        return write_table(self.frame, self.name, out_dir, simulated=self.simulated,
+                           caption=self.caption, digits=self.digits)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FigureOutput:
+    """A figure to write as ``figures/<name>.png`` and ``.pdf``."""
+
+    name: str
+    figure: Figure
+
+    def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
+        from attunestats.report.figures import save_figure
+
+        return save_figure(self.figure, self.name, out_dir)  # closes the figure
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A declared output deliberately not produced (e.g. its MCMC fit failed the gate)."""
+
+    name: str
+    kind: str  # "table" or "figure"
+    reason: str
+
+
+@dataclass(frozen=True)
+class Built:
+    """What a builder returns: the tables and figures of one artefact (and any it skipped)."""
+
+    artefact: str
+    tables: tuple[Table, ...] = ()
+    figures: tuple[FigureOutput, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+
+    def frame(self, name: str | None = None) -> pd.DataFrame:
+        """The table ``name`` (default: the only or first one) as a DataFrame."""
+        return _pick(self.tables, name, "table", self.artefact).frame
+
+    def figure(self, name: str | None = None) -> Figure:
+        """The figure ``name`` (default: the only or first one)."""
+        return _pick(self.figures, name, "figure", self.artefact).figure
+
+    def output_files(self) -> list[str]:
+        """Paths, relative to the output directory, of the files :meth:`write` writes."""
+        files = [f"tables/{t.name}.{ext}" for t in self.tables for ext in ("csv", "tex")]
+        files += [f"figures/{f.name}.{ext}" for f in self.figures for ext in ("png", "pdf")]
+        return files
+
+    def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
+        """Write every table and figure into ``out_dir`` (figures are closed afterwards)."""
+        paths: list[Path] = []
+        for output in (*self.tables, *self.figures):
+            paths += output.write(out_dir)
+        return paths
+
+    def show(self) -> None:
+        """Display every table and figure (in a notebook) or print the tables (elsewhere)."""
+        try:
+            from IPython.display import display
+        except ImportError:  # pragma: no cover - IPython comes with the notebook tooling
+            display = print
+        for table in self.tables:
+            print(f"{table.name}: {table.caption}")
+            display(table.frame)
+        for fig in self.figures:
+            display(fig.figure)
+        for skip in self.skipped:
+            print(f"{skip.name} ({skip.kind}) not produced: {skip.reason}")
+
+    def __repr__(self) -> str:
+        names = [t.name for t in self.tables] + [f.name for f in self.figures]
+        return f"Built({self.artefact!r}: {', '.join(names) or 'nothing'})"
+
+
+def _pick(items: tuple[Any, ...], name: str | None, kind: str, artefact: str) -> Any:
+    if not items:
+        raise KeyError(f"artefact {artefact!r} built no {kind}")
+    if name is None:
+        return items[0]
+    for item in items:
+        if item.name == name:
+            return item
+    raise KeyError(
+        f"artefact {artefact!r} has no {kind} {name!r}; it has {[i.name for i in items]}"
+    )
+
+
+# --------------------------------------------------------------------------- memo
+
+
+class Memo:
+    """Intermediate results of one build, keyed by a tuple of what they were computed from.
+
+    With ``directory``, results are also pickled there (written to a temporary file, then
+    renamed) and read back by a later context given the same directory: ``reproduce
+    --notebooks`` hands its memo to the notebooks it executes, so they do not compute again
+    what the build has just computed. Only for directories you trust (loading runs pickle).
+    """
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+        self._values: dict[Hashable, Any] = {}
+        self.directory = Path(directory) if directory is not None else None
+        self.hits = 0
+        self.misses = 0
+
+    def _path(self, key: Hashable) -> Path:
+        assert self.directory is not None
+        return self.directory / f"memo-{hashlib.sha256(repr(key).encode()).hexdigest()[:32]}.pkl"
+
+    def get(self, key: Hashable, compute: Callable[[], Any], *, persist: bool = True) -> Any:
+        """The value stored under ``key``, computing (and storing) it on first use."""
+        if key in self._values:
+            self.hits += 1
+            return self._values[key]
+        if persist and self.directory is not None:
+            path = self._path(key)
+            if path.is_file():
+                with path.open("rb") as fh:
+                    value = pickle.load(fh)
+                self._values[key] = value
+                self.hits += 1
+                return value
+        self.misses += 1
+        value = compute()
+        self._values[key] = value
+        if persist and self.directory is not None:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            path = self._path(key)
+            tmp = path.with_suffix(f".tmp-{os.getpid()}")
+            try:
+                with tmp.open("wb") as fh:
+                    pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(tmp, path)
+            except Exception:  # not picklable (e.g. a compiled model): kept in memory only
+                tmp.unlink(missing_ok=True)
+        return value
+
+
+# --------------------------------------------------------------------------- contexts
+
+
+class BuildContext:
+    """What the artefacts of one build share (see the module docstring).
+
+    Parameters
+    ----------
+    release : path, optional
+        Release directory; ``None`` uses the bundled SIMULATED release.
+    fast : bool
+        Fast mode (few resamples, short MCMC) or full mode; see :data:`FAST` and :data:`FULL`.
+    rng : int, SeedSequence or Generator, optional
+        Root seed of the build (:func:`attunestats._rng.root_seed`); every artefact derives its
+        own seed from it and its ``seed_name``, so one artefact rebuilt alone gives the same
+        numbers as in a full build.
+    fit_cache : path, optional
+        Directory of finished MCMC fits (``hierarchical.fit(cache_dir=...)``).
+    memo_dir : path, optional
+        Directory where the memo of intermediate results is pickled (see :class:`Memo`).
+    """
+
+    def __init__(
+        self,
+        *,
+        release: str | os.PathLike[str] | None = None,
+        fast: bool = False,
+        rng: RNGLike = DEFAULT_ROOT_SEED,
+        fit_cache: str | os.PathLike[str] | None = None,
+        memo_dir: str | os.PathLike[str] | None = None,
+        progress: bool = False,
+    ) -> None:
+        from attunestats.release.load import load_release
+
+        if release is None:
+            from attunestats.release.bundled import bundled_release_path
+
+            self.release_path = bundled_release_path()
+        else:
+            self.release_path = Path(release).resolve()
+        self.release: Release = load_release(self.release_path)  # validates before any build
+        self.fast = bool(fast)
+        self.settings = settings_for(self.fast)
+        self.root_seed = root_seed(rng)
+        self.mcmc_seed = child_seed(self.root_seed, "mcmc")  # one seed for every fit of a build
+        self.fit_cache = None if fit_cache is None else str(fit_cache)
+        self.memo = Memo(memo_dir)
+        self.progress = progress
+
+    @property
+    def simulated(self) -> bool:
+        return self.release.simulated
+
+    @property
+    def mode(self) -> str:
+        return "fast" if self.fast else "full"
+
+    @property
+    def scores(self) -> Scores:
+        """Every metric of the release (computed once per build)."""
+        from attunestats.metrics.score import score
+
+        return self.memo.get(("scores", self.release.checksum), lambda: score(self.release))
+
+    def seed(self, name: str) -> int:
+        """The child seed ``name`` of the root seed."""
+        return child_seed(self.root_seed, name)
+
+    def for_artefact(self, artefact: Artefact) -> ArtefactContext:
+        return ArtefactContext(self, artefact)
+
+    def build(self, artefact_id: str, *, registry: Any = None) -> Built:
+        """Run the builder of one artefact of the registry and return what it built."""
+        from attunestats.artifacts.registry import get_artefact
+
+        artefact = get_artefact(artefact_id, registry=registry)
+        start = time.perf_counter()
+        built = artefact.resolve_builder()(self.for_artefact(artefact))
+        if self.progress:
+            print(f"    {artefact.id}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        return built
+
+    def banner(self) -> str:
+        """One line saying what this context builds from; printed in every notebook."""
+        from attunestats.constants import SIMULATED_LABEL
+
+        text = (f"release {self.release.info.get('name', '') or self.release_path.name} "
+                f"(checksum {self.release.checksum[:12]}), {self.mode} mode, root seed {self.root_seed}")  # fmt: skip
+        return f"*** {SIMULATED_LABEL} ***\n{text}" if self.simulated else text
+
+
+@dataclass
+class ArtefactContext:
+    """The build context seen from one artefact: its seed, its settings, output helpers."""
+
+    context: BuildContext
+    artefact: Artefact
+    used_settings: set[str] = field(default_factory=set)
+    used_mcmc_seed: bool = False
+
+    @property
+    def release(self) -> Release:
+        return self.context.release
+
+    @property
+    def scores(self) -> Scores:
+        return self.context.scores
+
+    @property
+    def simulated(self) -> bool:
+        return self.context.simulated
+
+    @property
+    def fast(self) -> bool:
+        return self.context.fast
+
+    @property
+    def seed(self) -> int:
+        """This artefact's seed: child of the root seed named by its ``seed_name``."""
+        return self.context.seed(self.artefact.seed_name)
+
+    @property
+    def mcmc_seed(self) -> int:
+        """The seed of every MCMC fit of the build (shared, so each model is sampled once)."""
+        self._require(MCMC_SETTINGS[0])
+        self.used_mcmc_seed = True
+        return self.context.mcmc_seed
+
+    @property
+    def fit_cache(self) -> str | None:
+        return self.context.fit_cache
+
+    def setting(self, key: str) -> Any:
+        """The value of a setting this artefact declared in the registry."""
+        self._require(key)
+        self.used_settings.add(key)
+        return self.context.settings[key]
+
+    def _require(self, key: str) -> None:
+        if key not in self.artefact.settings:
+            raise KeyError(
+                f"artefact {self.artefact.id!r} uses setting {key!r} but does not declare it in "
+                f"the registry (declared: {list(self.artefact.settings)})"
+            )
+
+    def memo(self, key: tuple[Hashable, ...], compute: Callable[[], Any], *,
+             persist: bool = True) -> Any:  # fmt: skip
+        """An intermediate result shared by the artefacts of the build (see :class:`Memo`)."""
+        return self.context.memo.get(key, compute, persist=persist)
+
+    def table(self, name: str, frame: pd.DataFrame, caption: str, *,
+              simulated: bool | None = None, digits: int | Mapping[str, int] = 3) -> Table:  # fmt: skip
+        """A table labelled simulated when the release is (unless ``simulated`` says otherwise)."""
+        sim = self.simulated if simulated is None else simulated
+        return Table(name=name, frame=frame, caption=caption, simulated=sim, digits=digits)
+
+    def figure(self, name: str, figure: Figure) -> FigureOutput:
+        return FigureOutput(name=name, figure=figure)
+
+    def skip(self, name: str, kind: str, reason: str) -> Skipped:
+        return Skipped(name=name, kind=kind, reason=reason)
+
+    def built(self, *outputs: Table | FigureOutput | Skipped) -> Built:
+        """Collect the outputs of this artefact into a :class:`Built`."""
+        return Built(
+            artefact=self.artefact.id,
+            tables=tuple(o for o in outputs if isinstance(o, Table)),
+            figures=tuple(o for o in outputs if isinstance(o, FigureOutput)),
+            skipped=tuple(o for o in outputs if isinstance(o, Skipped)),
+        )

@@ -1,0 +1,132 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 05 Participant, diagnosis and topic effects
+#
+# Hierarchical Bayesian models (PyMC, sampled by nutpie) of binary behaviour accuracy, emotion F1,
+# pairwise preference accuracy and four-branch prediction error of the evaluated models, with
+# participant, topic and conversation random effects, diagnosis-group effects and their
+# interaction with the model. Each model is fitted once per build (notebooks 06 and 08 reuse the
+# fits). A fit's summaries are reported only when it passes the diagnostics gate (r_hat <= 1.01,
+# bulk and tail ESS >= 400, no divergence); fast mode runs chains too short for the gate, and its
+# tables say so in a `warning` column.
+#
+# The bundled release is SIMULATED (written by `attunestats.release.simulate`): every table and
+# figure below says so, and its numbers are not findings about real models. Run with
+# `release = "path/to/release"` for a real one.
+#
+# Each cell calls a builder of `attunestats.artifacts.builders` through the artefact registry
+# (`ctx.build(id)`; `attunestats list` prints the map): the same function, seed and settings as
+# `attunestats reproduce`, which writes these tables and figures to `paper_figures/`.
+
+# %%
+from attunestats.artifacts import BuildContext
+
+# %% tags=["parameters"]
+# Parameters (overridden by `attunestats reproduce --notebooks`)
+release = None  # release directory; None = the bundled SIMULATED release
+fast = True  # fast mode: few resamples, short MCMC (the full build sets fast = False)
+rng = 20260521  # root seed of the build: every artefact derives its own seed from it
+fit_cache = None  # directory of finished MCMC fits shared within a build (None: none)
+memo_dir = None  # the build's memo of intermediate results (None: compute them here)
+
+# %%
+ctx = BuildContext(release=release, fast=fast, rng=rng, fit_cache=fit_cache, memo_dir=memo_dir)
+print(ctx.banner())
+
+# %% [markdown]
+# ## The fits
+#
+# Sampler, settings, the gate's verdict, the worst R-hat and ESS, divergences and times.
+
+# %%
+overview = ctx.build("fit-diagnostics").frame()
+overview[
+    [
+        "outcome",
+        "passed",
+        "divergences",
+        "max_r_hat",
+        "min_ess_bulk",
+        "min_ess_tail",
+        "sample_seconds",
+    ]
+]
+
+# %% [markdown]
+# ## Where the variance comes from
+#
+# Share of the random-effect variance from participants, topics and conversations (94%
+# intervals; an attunestats addition).
+
+# %%
+variance = ctx.build("variance-decomposition")
+variance.show()
+
+# %% [markdown]
+# ## Topics (claim (d))
+#
+# Topic effects (logit, against the average topic) with 94% intervals and the posterior
+# probability that each topic is the hardest; claim (d) says romantic relationships is the
+# hardest topic for nearly every model. The figure shows the 15 lowest topics for binary OM
+# accuracy.
+
+# %%
+topics = ctx.build("topic-effects").frame()
+ctx.build("hardest-topics-behaviour").show()
+topics.sort_values("p_hardest", ascending=False).groupby("outcome").head(3)[
+    ["outcome", "topic", "n_conversations", "mean", "ci_low", "ci_high", "p_hardest"]
+]
+
+# %% [markdown]
+# ## Diagnosis groups (claim (c))
+#
+# Contrasts of each diagnosis group against the reference group, per predictor and on average
+# (94% intervals). Claim (c): affect is tracked worse for participants reporting anxiety or
+# depression, while their behaviour is classified more accurately.
+
+# %%
+contrasts = ctx.build("diagnosis-contrasts")
+avg = contrasts.frame()
+avg = avg[avg["predictor"] == "(average)"]
+contrasts.figure()
+
+# %%
+avg[
+    [
+        "outcome",
+        "group",
+        "reference",
+        "difference",
+        "difference_ci_low",
+        "difference_ci_high",
+        "p_positive",
+    ]
+]
+
+# %% [markdown]
+# ## Adjusted predictor effects and model checks
+#
+# Each predictor's accuracy or score adjusted for participant, topic, conversation and diagnosis
+# (an attunestats addition), and posterior predictive checks (a ppp near 0 or 1 flags misfit).
+
+# %%
+print(ctx.build("adjusted-predictor-effects"))
+ctx.build("adjusted-behaviour-accuracy").show()
+
+# %%
+ppc = ctx.build("posterior-predictive-checks").frame()
+ppc[(ppc["ppp"] < 0.01) | (ppc["ppp"] > 0.99)]
