@@ -16,9 +16,13 @@
 # %% [markdown]
 # # 02 Leaderboard
 #
-# Every metric, pillar and composite per predictor with cluster-bootstrap intervals
-# (conversations resampled, BCa), score distributions, and how much each disputed scoring
-# convention moves each composite.
+# Every metric, pillar and composite per predictor with 95% intervals for the *population of
+# participants* (a new study would recruit new people): the conversations of one participant
+# share that person's way of annotating, so participants, not conversations, are the independent
+# units. The intervals come from the delete-one-participant jackknife with t quantiles (see
+# `attunestats.inference.participants`). Then score distributions, and how much each disputed
+# scoring convention moves each composite. The conditional analysis (these participants only,
+# conversations resampled) is shown at the end, by name, for comparison.
 #
 # The bundled release is SIMULATED (written by `attunestats.release.simulate`): every table and
 # figure below says so, and its numbers are not findings about real models. Run with
@@ -47,8 +51,8 @@ print(ctx.banner())
 # ## Composite and pillars
 #
 # The paper's composite leaderboard: the composite (0-100) over the three pillars (emotion
-# tracking 24%, evaluation quality 49%, holistic understanding 27%), each with a 95% BCa interval
-# from resampling whole conversations (the intervals are an attunestats addition).
+# tracking 24%, evaluation quality 49%, holistic understanding 27%), each with a 95% t interval
+# for the population of participants (the intervals are an attunestats addition).
 
 # %%
 pillars = ctx.build("leaderboard-pillars")
@@ -91,3 +95,14 @@ ctx.build("composite-distributions").show()
 # %%
 sens = ctx.build("convention-sensitivity").frame()
 sens.groupby("convention")["difference"].agg(["min", "max"])
+
+# %% [markdown]
+# ## The conditional analysis (these participants)
+#
+# Resampling conversations answers another question: how much would the scores move with new
+# conversations of *these* participants? Its intervals are narrower (participant effects are
+# held fixed) and must not be read as intervals for a new study.
+
+# %%
+cond = ctx.build("leaderboard-conditional").frame()
+cond[cond["metric"] == "composite_score"][["predictor", "estimate", "ci_low", "ci_high"]]

@@ -16,9 +16,11 @@
 # %% [markdown]
 # # 03 Model comparisons
 #
-# Paired differences between every pair of predictors (Holm-corrected within each metric), rank
-# intervals, and how well each metric discriminates between predictors (claim (b) of the paper as
-# a test). All from one conversation bootstrap.
+# Paired differences between every pair of predictors with simultaneous (max-|t|) intervals
+# within each metric, marginal and simultaneous rank confidence sets, and how well each metric
+# discriminates between predictors (claim (b) of the paper as a test). The estimand is the
+# population of participants: all from one participant jackknife (t with participants - 1
+# degrees of freedom, adjusted for unequal participants), so every difference is paired.
 #
 # The bundled release is SIMULATED (written by `attunestats.release.simulate`): every table and
 # figure below says so, and its numbers are not findings about real models. Run with
@@ -68,9 +70,11 @@ ctx.build("discrimination-contrasts").show()
 # %% [markdown]
 # ## Paired differences and ranks
 #
-# Every pair of predictors on every metric (differences a - b with 95% BCa intervals, bootstrap
-# p-values, Holm within metric), the composite differences as a heatmap, and ranks with 95%
-# intervals and the probability of ranking first.
+# Every pair of predictors on every metric: the difference a - b with its 95% simultaneous
+# interval (all pairs of a metric covered at once) and max-|t| adjusted p-value (the interval
+# excludes 0 exactly when the adjusted p-value is below 0.05), and effect sizes (composite points,
+# standardized difference); the composite differences as a heatmap; and ranks with marginal
+# (each predictor's rank) and simultaneous (the whole ranking) 95% confidence sets.
 
 # %%
 print(ctx.build("paired-differences"))

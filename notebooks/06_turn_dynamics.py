@@ -18,7 +18,8 @@
 #
 # Claim (e): behaviour metrics (binary OM accuracy) degrade from early to late turns while affect
 # inference stays stable. Early, mid and late turns of each conversation: phase means per model
-# with conversation-bootstrap intervals and paired late-minus-early differences; then turn-drift
+# with participant-level intervals (population of participants) and paired late-minus-early
+# differences; then turn-drift
 # slopes from the hierarchical models of 05 (the same fits), adjusted for participant, topic and
 # conversation.
 #

@@ -16,8 +16,11 @@
 # %% [markdown]
 # # 08 Claims audit
 #
-# Each claim of the paper as an explicit test with an effect size, an interval, a corrected
-# p-value or posterior probability and a verdict. Claim (d) reads the hierarchical behaviour model
+# Each claim of the paper as an explicit test: one row per tested quantity, whose interval and
+# p-value come from one procedure in one family (so "the interval excludes 0" and "p < 0.05"
+# always agree), and one verdict per claim: supported, contradicted, "not decidable at this
+# sample size" (with the number of participants that would decide it) or inconclusive. The
+# estimand is the population of participants (claims (a) and (g): these models' true scores). Claim (d) reads the hierarchical behaviour model
 # of notebook 05 (the same fit; fast mode's short chains fail the diagnostics gate and are
 # reported with a warning rather than refused). On a simulated release the verdicts check the
 # methods against what the simulator planted; they are not findings about real models.
@@ -48,28 +51,33 @@ print(ctx.banner())
 # %% [markdown]
 # ## Verdicts
 #
-# One row per claim: the effect tested, estimate and interval, p-value or posterior probability,
-# the verdict and the rule that gave it; then every sub-test.
+# One row per tested quantity: the claimed direction, estimate, interval (and its level), the
+# p-value of the same test, whether the part is shown; then each claim's verdict and rule.
 
 # %%
 table = ctx.build("claims-audit").frame()
 table[
     [
         "claim",
-        "verdict",
-        "effect",
+        "part",
+        "claimed",
         "estimate",
         "ci_low",
         "ci_high",
+        "interval_level",
         "pvalue",
-        "posterior_probability",
+        "shown",
+        "verdict",
     ]
 ]
 
 # %%
-for row in table.itertuples():
-    print(f"({row.claim}) {row.verdict.upper():13s} {row.statement}")
-    print(f"    rule: {row.rule}")
+for claim, rows in table.groupby("claim", sort=False):
+    first = rows.iloc[0]
+    needed = first["participants_needed"]
+    extra = f" (about {needed:.0f} participants would give 80% power)" if needed == needed else ""
+    print(f"({claim}) {first['verdict'].upper()}{extra}: {first['statement']}")
+    print(f"    rule: {first['rule']}")
 
 # %%
 ctx.build("claims-details").frame()

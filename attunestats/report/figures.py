@@ -323,24 +323,27 @@ def forest_panels(
 def rank_intervals(
     ranks: pd.DataFrame, *, metric: str, simulated: bool, width: float = COLUMN_WIDTH
 ) -> Figure:
-    """Rank (1 = best) with its bootstrap interval per predictor, and P(rank 1) as text."""
+    """Rank (1 = best) per predictor with its marginal rank confidence set (thick) and the
+    simultaneous one (thin), when the table has them (Mogstad et al. 2024)."""
     sub = ranks[ranks["metric"] == metric].sort_values("rank", ascending=False).copy()
     sub["_label"] = _label(sub)
     n = len(sub)
     with style():
         fig, ax = plt.subplots(figsize=(width, max(1.5, 0.22 * n + 0.7)))
         y = np.arange(n)
-        err = np.vstack([sub["rank"] - sub["rank_ci_low"], sub["rank_ci_high"] - sub["rank"]])
-        ax.errorbar(sub["rank"], y, xerr=err, fmt="o", color="C0")
-        for yi, p in zip(y, sub["p_rank1"], strict=True):
-            if p >= 0.005:
-                ax.text(n + 0.6, yi, f"{p:.2f}", va="center", fontsize=6)
-        ax.text(n + 0.6, n - 0.3, "P(rank 1)", va="bottom", fontsize=6, style="italic")
+        if {"rank_sim_low", "rank_sim_high"} <= set(sub.columns):
+            ax.hlines(y, sub["rank_sim_low"], sub["rank_sim_high"], color="C1", lw=1,
+                      label="simultaneous (all ranks jointly)")  # fmt: skip
+        ax.hlines(y, sub["rank_ci_low"], sub["rank_ci_high"], color="C0", lw=3,
+                  label="marginal (each rank)")  # fmt: skip
+        ax.plot(sub["rank"], y, "o", color="C0", ms=4)
         ax.set_yticks(y, sub["_label"])
-        ax.set_xlim(0.5, n + 1.6)
-        ax.set_xlabel(f"rank on {metric} (1 = best; text: P(rank 1))")
+        ax.set_xlim(0.5, n + 0.5)
+        level = sub["confidence_level"].iloc[0] if "confidence_level" in sub else 0.95
+        ax.set_xlabel(f"rank on {metric} (1 = best); {level:.0%} rank confidence sets")
         ax.invert_xaxis()
         ax.grid(axis="y", visible=False)
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=6, frameon=False)
         mark_simulated(fig, simulated)
     return fig
 

@@ -1,6 +1,7 @@
 """Builders of notebook 08 (claims audit): each claim of the paper as an explicit test.
 
-Effect size, interval, corrected p-value or posterior probability and a verdict per claim
+One row per tested quantity (estimate, interval and p-value of one procedure, in one family),
+and a verdict per claim
 (:func:`attunestats.inference.claims.audit_claims`); claim (d) reads the hierarchical behaviour
 fit of notebook 05 (the same fit). On a simulated release the verdicts check the methods against
 what the simulator planted; they are not findings about real models.
@@ -22,12 +23,13 @@ def audit(ctx: ArtefactContext) -> Any:
     key = ("audit_claims", ctx.release.checksum, ctx.seed, n_resamples, accept, ctx.mcmc_seed,
            ctx.setting("mcmc_draws"), ctx.setting("mcmc_tune"), ctx.setting("mcmc_chains"))  # fmt: skip
     return ctx.memo(key, lambda: audit_claims(
-        ctx.scores, n_resamples=n_resamples, rng=ctx.seed,
+        ctx.scores, n_resamples=n_resamples, rng=ctx.seed, release=ctx.release,
         d=dict(fit=fit(ctx, "behaviour"), accept_failed_diagnostics=accept)))  # fmt: skip
 
 
 def claims_audit(ctx: ArtefactContext) -> Built:
-    caption = "Claims audit: effect, interval, corrected p-value, verdict"
+    caption = ("Claims audit: one row per tested quantity; interval and p-value from one "
+               "procedure (they agree); verdict per claim")  # fmt: skip
     return ctx.built(ctx.table("08_claims_audit", audit(ctx).to_frame(), caption))
 
 

@@ -1,5 +1,7 @@
-"""Builders of notebook 03 (model comparisons): paired differences (Holm within metric), rank
-intervals, and how well each metric discriminates between predictors (claim (b) as a test).
+"""Builders of notebook 03 (model comparisons): paired differences with simultaneous (max-|t|)
+intervals within each metric, marginal and simultaneous rank confidence sets, and how well each
+metric discriminates between predictors (claim (b) as a test). Population of participants
+(participant jackknife, t).
 """
 
 from __future__ import annotations
@@ -8,18 +10,20 @@ from typing import Any
 
 import pandas as pd
 
-from attunestats.artifacts.builders.leaderboard import bootstrap
+from attunestats.artifacts.builders.leaderboard import inference
 from attunestats.artifacts.context import ArtefactContext, Built
 from attunestats.report import figures, views
 
 
 def comparison(ctx: ArtefactContext) -> Any:
-    """``compare_models`` on the bootstrap of this artefact's seed (once per build)."""
+    """``compare_models`` on the participant inference with this artefact's seed (for the
+    max-|t| draws; once per build)."""
     from attunestats.inference.compare import compare_models
 
-    boot = bootstrap(ctx)
-    key = ("compare_models", ctx.release.checksum, ctx.seed, ctx.setting("n_resamples"), "holm")
-    return ctx.memo(key, lambda: compare_models(boot, correction="holm", family="metric"))
+    inf = inference(ctx)
+    key = ("compare_models", ctx.release.checksum, ctx.seed, "maxt")
+    return ctx.memo(key, lambda: compare_models(inf, correction="maxt", family="metric",
+                                                rng=ctx.seed))  # fmt: skip
 
 
 def _main_discrimination(ctx: ArtefactContext) -> pd.DataFrame:
@@ -30,8 +34,9 @@ def _main_discrimination(ctx: ArtefactContext) -> pd.DataFrame:
 
 
 def paired_differences(ctx: ArtefactContext) -> Built:
-    caption = ("Paired differences (a - b), 95% BCa intervals, bootstrap p-values, "
-               "Holm within metric")  # fmt: skip
+    caption = ("Paired differences (a - b): 95% simultaneous max-|t| intervals and adjusted "
+               "p-values within each metric, effect sizes (composite points, standardized); "
+               "population of participants")  # fmt: skip
     return ctx.built(ctx.table("03_paired_differences", comparison(ctx).pairs, caption))
 
 
@@ -42,7 +47,7 @@ def paired_differences_composite(ctx: ArtefactContext) -> Built:
 
 
 def rank_intervals(ctx: ArtefactContext) -> Built:
-    caption = "Ranks with 95% bootstrap intervals and P(rank 1)"
+    caption = "Ranks with 95% marginal and simultaneous rank confidence sets"
     return ctx.built(ctx.table("03_rank_intervals", comparison(ctx).ranks, caption))
 
 

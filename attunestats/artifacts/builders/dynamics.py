@@ -1,7 +1,7 @@
 """Builders of notebook 06 (turn dynamics): early, mid and late turns of each conversation.
 
-Phase means per predictor with conversation-bootstrap intervals and paired late-minus-early
-differences; then turn-drift slopes from the hierarchical models of notebook 05 (the same fits),
+Phase means per predictor with participant-level intervals (population of participants:
+delete-one-participant jackknife, t) and paired late-minus-early differences; then turn-drift slopes from the hierarchical models of notebook 05 (the same fits),
 adjusted for participant, topic and conversation.
 """
 
@@ -22,13 +22,11 @@ DRIFT_NAMES = {"behaviour": "OM accuracy", "emotion": "emotion F1"}
 
 
 def phases(ctx: ArtefactContext) -> Any:
-    """Phase means and late-minus-early differences (conversation bootstrap, once per build)."""
+    """Phase means and late-minus-early differences (participant jackknife, once per build)."""
     from attunestats.inference import dynamics
 
-    n_resamples = ctx.setting("n_resamples")
-    key = ("phase_bootstrap", ctx.release.checksum, ctx.seed, n_resamples, *METRICS)
-    return ctx.memo(key, lambda: dynamics.phase_bootstrap(
-        ctx.scores, metrics=METRICS, n_resamples=n_resamples, rng=ctx.seed)[1])  # fmt: skip
+    key = ("phase_inference", ctx.release.checksum, *METRICS)
+    return ctx.memo(key, lambda: dynamics.phase_inference(ctx.scores, metrics=METRICS)[1])
 
 
 def turn_phases(ctx: ArtefactContext) -> Built:
@@ -37,7 +35,8 @@ def turn_phases(ctx: ArtefactContext) -> Built:
         table, metrics=["binary_om_accuracy", "emotion_f1", "pairwise_accuracy"],
         labels=["binary OM accuracy", "emotion F1", "pairwise accuracy"], simulated=ctx.simulated,
     )  # fmt: skip
-    caption = "Early / mid / late turn means and late-minus-early differences (95% intervals)"
+    caption = ("Early / mid / late turn means and late-minus-early differences (95% t intervals, "
+               "population of participants)")  # fmt: skip
     return ctx.built(ctx.table("06_turn_phases", table, caption),
                      ctx.figure("06_turn_phases", fig))  # fmt: skip
 

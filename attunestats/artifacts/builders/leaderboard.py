@@ -1,5 +1,7 @@
-"""Builders of notebook 02 (leaderboard): every metric with cluster-bootstrap intervals, the
-composite and its pillars, distributions, and the sensitivity to disputed scoring conventions.
+"""Builders of notebook 02 (leaderboard): every metric with participant-level intervals (the
+population of participants: delete-one-participant jackknife, t intervals), the composite and its
+pillars, distributions, the sensitivity to disputed scoring conventions, and the conditional
+analysis by name (these participants: conversation bootstrap).
 """
 
 from __future__ import annotations
@@ -16,8 +18,17 @@ PILLAR_LABELS = ["composite (0-100)", "emotion tracking (0-1)", "evaluation qual
                  "holistic comprehension (0-1)"]  # fmt: skip
 
 
+def inference(ctx: ArtefactContext) -> Any:
+    """Participant-level inference of every metric (once per build; no randomness)."""
+    from attunestats.inference.participants import infer_scores
+
+    key = ("infer_scores", ctx.release.checksum)
+    return ctx.memo(key, lambda: infer_scores(ctx.scores))
+
+
 def bootstrap(ctx: ArtefactContext) -> Any:
-    """The conversation bootstrap of every metric with this artefact's seed (once per build)."""
+    """The conversation bootstrap of every metric with this artefact's seed (once per build):
+    the conditional analysis (these participants), reported by name only."""
     from attunestats.inference.bootstrap import bootstrap_scores
 
     n_resamples = ctx.setting("n_resamples")
@@ -27,14 +38,27 @@ def bootstrap(ctx: ArtefactContext) -> Any:
 
 
 def _board(ctx: ArtefactContext) -> pd.DataFrame:
-    boot = bootstrap(ctx)
-    key = ("leaderboard", ctx.release.checksum, ctx.seed, ctx.setting("n_resamples"))
-    return ctx.memo(key, lambda: views.leaderboard(boot, ctx.scores))
+    inf = inference(ctx)
+    key = ("leaderboard", ctx.release.checksum)
+    return ctx.memo(key, lambda: views.leaderboard(inf, ctx.scores))
+
+
+ESTIMAND_NOTE = ("95% t intervals for the population of participants (delete-one-participant "
+                 "jackknife, {n} participants)")  # fmt: skip
 
 
 def all_metrics(ctx: ArtefactContext) -> Built:
-    caption = "Every metric per predictor: estimate, 95% BCa cluster-bootstrap interval, SE"
+    caption = ("Every metric per predictor: estimate, "
+               + ESTIMAND_NOTE.format(n=inference(ctx).n_participants) + ", SE")  # fmt: skip
     return ctx.built(ctx.table("02_leaderboard_all_metrics", _board(ctx), caption))
+
+
+def conditional(ctx: ArtefactContext) -> Built:
+    boot = bootstrap(ctx)
+    board = views.leaderboard(boot, ctx.scores)
+    caption = ("Conditional analysis (these participants, conversations resampled, 95% BCa "
+               "bootstrap): narrower than the default intervals, and not about new participants")  # fmt: skip
+    return ctx.built(ctx.table("02_leaderboard_conditional", board, caption))
 
 
 def metric_registry(ctx: ArtefactContext) -> Built:
@@ -51,7 +75,11 @@ def pillars(ctx: ArtefactContext) -> Built:
     fig = figures.forest_panels(board, metrics=PILLARS, xlabels=PILLAR_LABELS,
                                 simulated=ctx.simulated)  # fmt: skip
     return ctx.built(
-        ctx.table("02_leaderboard_pillars", wide, "Composite and pillars with 95% intervals"),
+        ctx.table(
+            "02_leaderboard_pillars",
+            wide,
+            "Composite and pillars, " + ESTIMAND_NOTE.format(n=inference(ctx).n_participants),
+        ),
         ctx.figure("02_leaderboard_pillars", fig),
     )
 
@@ -62,7 +90,8 @@ def main_metrics(ctx: ArtefactContext) -> Built:
     board = _board(ctx)
     present = set(board["metric"])
     main = views.leaderboard_wide(board, metrics=[m for m in MAIN_METRICS if m in present])
-    caption = "Main metrics (official names) with 95% intervals"
+    caption = ("Main metrics (official names), "
+               + ESTIMAND_NOTE.format(n=inference(ctx).n_participants))  # fmt: skip
     return ctx.built(ctx.table("02_leaderboard_main_metrics", main, caption))
 
 
