@@ -3,7 +3,9 @@
 Are the capabilities really independent, or do they only look so because the metrics are noisy?
 Rank correlations across models with bootstrap intervals and permutation tests, noise-corrected
 correlations, a latent-skill model, Kendall's W and principal components against permutation
-nulls (:func:`attunestats.independence.capability_independence`).
+nulls (:func:`attunestats.independence.capability_independence`). The models' scores are
+resampled by participant (the participant cluster bootstrap): the noise the correlations are
+corrected for is the noise of a new study's participants.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ def report(ctx: ArtefactContext) -> Any:
             latent_options=dict(draws=settings["mcmc_draws"], tune=settings["mcmc_tune"],
                                 chains=settings["mcmc_chains"], on_failure="flag"),
             n_resamples=settings["n_resamples"], n_permutations=settings["n_permutations"],
-            n_splits=settings["n_splits"], rng=ctx.seed,
+            n_splits=settings["n_splits"], rng=ctx.seed, unit="participant",
         )  # fmt: skip
 
     return ctx.memo(key, compute)
@@ -37,8 +39,8 @@ def capability_independence(ctx: ArtefactContext) -> Built:
     from attunestats.report.independence import plot_independence
 
     rep = report(ctx)
-    caption = ("Capability independence: correlations, intervals, noise-corrected values, "
-               "verdicts")  # fmt: skip
+    caption = ("Capability independence: correlations, intervals (participants resampled), "
+               "noise-corrected values, verdicts")  # fmt: skip
     return ctx.built(
         ctx.table("04_capability_independence", rep.to_frame(), caption),
         ctx.figure("04_capability_independence", plot_independence(rep)),
