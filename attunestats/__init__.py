@@ -35,6 +35,8 @@ _LAZY = {
     "convention_sensitivity": "attunestats.metrics.sensitivity",
     "write_scores": "attunestats.metrics.score",
     "bootstrap_scores": "attunestats.inference.bootstrap",
+    "infer_scores": "attunestats.inference.participants",
+    "ScoreInference": "attunestats.inference.participants",
     "krippendorff_alpha": "attunestats.agreement",
     "cohen_kappa": "attunestats.agreement",
     "fleiss_kappa": "attunestats.agreement",

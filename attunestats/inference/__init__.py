@@ -2,12 +2,21 @@
 
 What lives here
 ---------------
-- :mod:`~attunestats.inference.bootstrap`: the vectorised cluster bootstrap engine (every metric
-  of every predictor from one weight matrix), resampling plans and interval methods;
-- :mod:`~attunestats.inference.compare`: paired differences between predictors, multiplicity
-  corrections, rank intervals and the discrimination index;
+- :mod:`~attunestats.inference.participants`: the default inference, for the population of
+  participants (delete-one-participant jackknife or CR2, t with working-model df), for every
+  metric of every predictor and any contrast of them;
+- :mod:`~attunestats.inference.sums`: statistics as functions of per-conversation sums (what
+  every method evaluates);
+- :mod:`~attunestats.inference.bootstrap`: the vectorised cluster bootstrap engine (the
+  conditional analysis by name: these participants, conversations resampled);
+- :mod:`~attunestats.inference.contrasts`, :mod:`~attunestats.inference.multiplicity`,
+  :mod:`~attunestats.inference.ranks`: families of contrasts with corrections whose intervals
+  agree with their tests, effect sizes, marginal and simultaneous rank confidence sets;
+- :mod:`~attunestats.inference.compare`: paired differences between predictors, ranks and the
+  discrimination index;
 - :mod:`~attunestats.inference.dynamics`: early / mid / late turn phases;
-- :mod:`~attunestats.inference.claims`: the paper's claims as explicit tests (the audit).
+- :mod:`~attunestats.inference.claims` (+ ``claims_independence``, ``claims_topic``): the
+  paper's claims as explicit tests (the audit).
 
 May import: ``attunestats.release``, ``attunestats.metrics``, the other statistics packages
 (``agreement``, ``baseline``, ``hierarchical``, ``independence``) and the shared modules
@@ -23,6 +32,7 @@ from attunestats.inference.bootstrap import (
     cluster_bootstrap_mean,
 )
 from attunestats.inference.compare import ComparisonResult, adjust_pvalues, compare_models
+from attunestats.inference.participants import ScoreInference, infer_scores, participant_inference
 
 __all__ = [
     "BootstrapResult",
@@ -33,6 +43,9 @@ __all__ = [
     "bootstrap_scores",
     "cluster_bootstrap_mean",
     "compare_models",
+    "infer_scores",
+    "participant_inference",
+    "ScoreInference",
 ]
 
 
