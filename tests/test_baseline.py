@@ -9,8 +9,11 @@ Independent references:
 * the ``krippendorff`` package (and, for set-valued data, the package's own public
   ``krippendorff_alpha`` on the matrix-free path) on reliability matrices built here from the
   release tables;
-* ``score()``'s predictor table for the point estimates, and the analytic standard error of a
-  mean of paired per-conversation differences for the bootstrap.
+* ``score()``'s predictor table for the point estimates (all units), and the analytic standard
+  error of a mean of paired per-conversation differences for the conversation bootstrap.
+
+The common ground and the participant estimand of humans vs models are tested in
+``test_baseline_ground.py``; the participant jackknife of alpha in ``test_baseline_agreement.py``.
 
 Monte Carlo tolerances: |z| < 4.5 (two-sided p ~ 7e-6 per check, as in test_simulate.py), with
 z from binomial standard errors (units are independent when the nuisance effects are off) or
@@ -358,12 +361,14 @@ def _per_model(res, metric):
 
 @pytest.fixture(scope="module")
 def hvm(paper):
+    """The conditional analysis on all units: the conversation bootstrap, by name."""
     _, scores = paper
     return bl.humans_vs_models(
         scores,
         correction="holm",
+        ground="all",
+        estimand="these-participants",
         metrics=["avg_pairwise_accuracy", "q1_looking_for_score", "pooled_binary_om_mcc"],
-        method="percentile",
         n_resamples=2000,
         rng=7,
     )
@@ -430,7 +435,7 @@ def test_paired_intervals_are_narrower_than_unpaired(hvm):
 
 
 def test_summary_counts_models_beaten_after_correction(hvm):
-    from attunestats.inference.compare import adjust_pvalues
+    from attunestats.inference.multiplicity import adjust_pvalues
 
     for metric, sub in hvm.comparisons.groupby("metric"):
         per = sub[sub["comparison"] == "human_mean - model"]
@@ -442,6 +447,8 @@ def test_summary_counts_models_beaten_after_correction(hvm):
         assert row["share_models_beaten"] == beaten / len(hvm.models)
     assert hvm.comparisons["simulated"].all() and hvm.by_metric["simulated"].all()
     assert set(hvm.comparisons["correction"]) == {"holm"}
+    assert set(hvm.comparisons["ground"]) == {"all"}
+    assert set(hvm.comparisons["estimand"]) == {"these-participants"}
 
 
 # ------------------------------------------------------------------------------------------
@@ -449,21 +456,47 @@ def test_summary_counts_models_beaten_after_correction(hvm):
 # ------------------------------------------------------------------------------------------
 def test_claim_f_supported_when_planted(paper):
     release, scores = paper
-    res = bl.claim_f(scores, release, n_resamples=2000, rng=3)
+    res = bl.claim_f(scores, release)
     assert res.verdict == "supported"
     assert res.preference_supported and res.goal_supported
-    ev = res.evidence.set_index("role")
-    assert ev.loc["preference", "share_models_beaten"] > 0.5
-    assert ev.loc["goal", "ci_high"] < 0
+    ev = res.evidence
+    pref = ev[ev["role"] == "preference"]
+    assert len(pref) == res.n_models  # one row per tested quantity
+    assert pref["shown"].sum() == res.n_models_beaten > res.n_models / 2
+    goal = ev[ev["role"] == "goal"]
+    assert len(goal) == 1 and goal["ci_high"].iloc[0] < 0 and goal["shown"].iloc[0]
+    assert (ev["ground"] == "common").all() and (ev["estimand"] == "participants").all()
     assert res.simulated and res.to_frame()["simulated"].all()
     assert res.to_dict()["verdict"] == "supported"
     assert set(res.agreement["annotation"]) == {"pairwise", "q1_looking_for"}
 
 
+def test_claim_f_rows_are_coherent(paper):
+    """Interval excludes 0 <=> adjusted p < alpha in every row; shown <=> that, on the claimed
+    side; the verdict counts exactly those flags."""
+    release, scores = paper
+    for correction in ("holm", "maxt", "bh"):
+        res = bl.claim_f(scores, release, correction=correction, rng=1,
+                         secondary_preference_metric="avg_pairwise_kendall_tau")  # fmt: skip
+        ev = res.evidence
+        excludes = (ev["ci_low"] > 0) | (ev["ci_high"] < 0)
+        assert (excludes == (ev["pvalue_adjusted"] < 0.05)).all(), correction
+        positive = ev["claimed"] == "positive"
+        shown = np.where(positive, ev["ci_low"] > 0, ev["ci_high"] < 0)
+        assert (ev["shown"].to_numpy() == shown).all()
+        sig = ev["pvalue_adjusted"] < 0.05
+        side = np.where(positive, ev["difference"] > 0, ev["difference"] < 0)
+        assert (ev["shown"] == (sig & side)).all()
+        assert set(ev.loc[~ev["enters_verdict"], "role"]) == {"secondary_preference"}
+        pref = ev[ev["role"] == "preference"]
+        assert res.n_models_beaten == int(pref["shown"].sum())
+        assert res.n_models_better == int(pref["opposite_shown"].sum())
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_claim_f_not_supported_in_the_null_scenario(seed):
     _, release = _release(replace(SCENARIOS["null"], n_conversations=60), seed=seed)
-    res = bl.claim_f(at.score(release), n_resamples=1000, rng=seed)
+    res = bl.claim_f(release)
     assert res.verdict != "supported"
 
 
@@ -472,7 +505,7 @@ def test_claim_f_contradicted_when_the_opposite_is_planted():
         SCENARIOS["paper"], n_conversations=60, human_skill_mean=(0.5, 1.0, -0.8, 1.5, 0.2)
     )
     _, release = _release(cfg, seed=4)
-    res = bl.claim_f(at.score(release), n_resamples=1000, rng=4)
+    res = bl.claim_f(release)
     assert res.verdict == "contradicted"
     assert res.preference_contradicted and res.goal_contradicted
 
@@ -482,10 +515,11 @@ def test_claim_f_contradicted_when_the_opposite_is_planted():
 # ------------------------------------------------------------------------------------------
 def test_seeded_results_reproduce_and_do_not_depend_on_the_selection(paper):
     release, _ = paper
-    a = bl.rater_agreement(release, n_resamples=200, rng=9).to_frame()
-    b = bl.rater_agreement(release, n_resamples=200, rng=9).to_frame()
+    kw = dict(resample="conversation", n_resamples=200, rng=9)
+    a = bl.rater_agreement(release, **kw).to_frame()
+    b = bl.rater_agreement(release, **kw).to_frame()
     pd.testing.assert_frame_equal(a, b)
-    one = bl.rater_agreement(release, annotations=["pairwise"], n_resamples=200, rng=9).to_frame()
+    one = bl.rater_agreement(release, annotations=["pairwise"], **kw).to_frame()
     cols = ["alpha", "ci_low", "ci_high", "standard_error"]
     np.testing.assert_array_equal(
         one.iloc[0][cols].to_numpy(float),
@@ -495,7 +529,7 @@ def test_seeded_results_reproduce_and_do_not_depend_on_the_selection(paper):
 
 def test_tables_and_figures_are_labelled_simulated(paper):
     release, scores = paper
-    tables = bl.baseline_tables(release, scores, agreement_resamples=20, n_resamples=100, rng=1)
+    tables = bl.baseline_tables(release, scores, rng=1)
     assert set(tables) == {
         "rater_agreement", "rater_vs_participant", "rater_vs_participant_summary",
         "humans_vs_models", "humans_vs_models_summary", "claim_f",
@@ -509,7 +543,6 @@ def test_tables_and_figures_are_labelled_simulated(paper):
         rb.plot_humans_vs_models(
             tables["humans_vs_models"], metric="avg_pairwise_accuracy", simulated=True
         ),
-        rb.plot_claim_f(bl.claim_f(scores, n_resamples=200, rng=1)),
     ]
     import matplotlib.pyplot as plt
 
@@ -528,10 +561,8 @@ def test_results_follow_the_result_protocol(paper, hvm):
         "Human raters against the participants": bl.rater_vs_participant(
             release, annotations=["pairwise"], n_resamples=50, rng=1
         ),
-        "Human raters against models (paired bootstrap)": hvm,
-        "Claim (f): the human baseline on preferences and on goals": bl.claim_f(
-            scores, n_resamples=200, rng=1
-        ),
+        "Human raters against models": hvm,
+        "Claim (f): the human baseline on preferences and on goals": bl.claim_f(scores, release),
     }
     for title, res in results.items():
         assert dataclasses.is_dataclass(res) and res.__dataclass_params__.frozen
@@ -544,7 +575,12 @@ def test_results_follow_the_result_protocol(paper, hvm):
     agreement = str(results["Agreement among the human raters"].summary())
     assert "q3_model_fit" in agreement and "Raters:" in agreement
     claim = str(results["Claim (f): the human baseline on preferences and on goals"].summary())
-    assert "Verdict:" in claim and "preference" in claim
+    assert "Verdict:" in claim and "preference" in claim and "Ground:" in claim
+    for res in results.values():  # every summary names its estimand and method
+        text = str(res.summary())
+        assert "Estimand:" in text and "Method:" in text
+    words = " ".join(str(results["Agreement among the human raters"].summary()).split())
+    assert "population of participants" in words
 
 
 def test_statistics_do_not_import_the_report_layer():
@@ -569,7 +605,7 @@ def test_bad_input_is_rejected(paper):
     with pytest.raises(ValueError, match="annotations must be names"):
         bl.rater_agreement(release, annotations=["smiles"])
     with pytest.raises(ValueError, match="resample must be one of"):
-        bl.rater_agreement(release, resample="participant")
+        bl.rater_agreement(release, resample="bogus")
     with pytest.raises(ValueError, match="mode='verbose' has no runs"):
         bl.rater_vs_participant(release, mode="verbose")
     with pytest.raises(TypeError, match="release must be"):
@@ -577,11 +613,12 @@ def test_bad_input_is_rejected(paper):
     with pytest.raises(TypeError, match="correction"):
         bl.humans_vs_models(scores)  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="correction must be one of"):
-        bl.humans_vs_models(scores, correction="bonferroni")  # type: ignore[arg-type]
+        bl.humans_vs_models(scores, correction="sidak")  # type: ignore[arg-type]
     boot = at.bootstrap_scores(scores, metrics=["avg_pairwise_accuracy"], n_resamples=50, rng=1)
-    with pytest.raises(ValueError, match="humans must name"):
+    with pytest.raises(TypeError, match="data must be a Release"):
         bl.humans_vs_models(boot, correction="holm")
     with pytest.raises(ValueError, match="both as humans and as models"):
-        bl.humans_vs_models(boot, correction="holm", humans=["sim-human-1"], models=["sim-human-1"])
+        bl.humans_vs_models(scores, correction="holm", ground="all", humans=["sim-human-1"],
+                            models=["sim-human-1"])  # fmt: skip
     with pytest.raises(ValueError, match="higher is better"):
-        bl.claim_f(scores, goal_metric="panas_mae", n_resamples=50)
+        bl.claim_f(scores, release, goal_metric="panas_mae")

@@ -10,7 +10,7 @@ MASI distance between label sets without a loop over pairs.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -194,15 +194,46 @@ def _cluster_weights(
     return out
 
 
+def _participant_codes(
+    kernel: _AlphaKernel, participant_of_conversation: Mapping[str, str]
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Participant code of each unit of the kernel, and the sorted participant ids."""
+    try:
+        ids = [str(participant_of_conversation[c]) for c in kernel.conversations]
+    except KeyError as exc:
+        raise ValueError(f"conversation {exc.args[0]!r} has no participant_id") from None
+    codes, uniques = pd.factorize(pd.Index(ids, dtype=object), sort=True)
+    return np.asarray(codes)[kernel.unit_conversation], tuple(str(u) for u in uniques)
+
+
 def _alpha_subsets(
     kernel: _AlphaKernel,
     subsets: Sequence[Sequence[str]],
     *,
     resample: str,
     n_resamples: int,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None,
+    participant_of_conversation: Mapping[str, str] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[_Subset]]:
-    """Alpha of each rater subset and its bootstrap distribution (B x S) on shared resamples."""
+    """Alpha of each rater subset and its replicates on shared resamples.
+
+    ``resample="participant"``: the delete-one-participant jackknife, replicates (P x S), row
+    ``p`` the alpha without participant ``p``'s units (exact: alpha is a ratio of sums of unit
+    contributions, so deleting a participant is a zero weight on its units). Otherwise bootstrap
+    distributions (B x S) over conversations or units.
+    """
+    if resample == "participant":
+        if participant_of_conversation is None:
+            raise ValueError("resample='participant' needs the participant of each conversation")
+        unit_participant, participants = _participant_codes(kernel, participant_of_conversation)
+        n_part = len(participants)
+        subs = [kernel.subset(kernel.rows(s), unit_participant, n_part) for s in subsets]
+        estimate = np.array([s.statistic() for s in subs])
+        weights = 1.0 - np.eye(n_part)
+        reps = np.full((n_part, len(subs)), np.nan)
+        for j, s in enumerate(subs):
+            reps[:, j] = s.resampled(weights)
+        return estimate, reps, subs
     if resample == "conversation":
         cluster_of_unit, n_clusters = kernel.unit_conversation, len(kernel.conversations)
     else:
@@ -232,17 +263,48 @@ def _percentile(dist: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray,
     return lo, hi, se
 
 
+def _jackknife_t(
+    estimate: np.ndarray, replicates: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(se, ci_low, ci_high, df, pvalue)`` of delete-one-participant jackknife t intervals.
+
+    ``se^2 = (P - 1) / P sum_p (r_p - mean r)^2``, t interval and two-sided t test of 0 with
+    ``P - 1`` degrees of freedom (the interval excludes 0 exactly when ``p < 1 - level``). A
+    column with an undefined replicate has no interval.
+    """
+    from scipy import stats
+
+    reps = np.asarray(replicates, dtype=float)
+    n_part = reps.shape[0]
+    est = np.asarray(estimate, dtype=float)
+    dev = reps - reps.mean(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt((n_part - 1.0) / n_part * np.sum(dev * dev, axis=0))
+        df = np.full(est.shape, n_part - 1.0)
+        q = stats.t.ppf(0.5 + level / 2.0, df) if n_part > 1 else np.full(est.shape, np.nan)
+        low, high = est - q * se, est + q * se
+        p = 2.0 * stats.t.sf(np.abs(est / se), df)
+    p = np.where(se > 0, p, np.where(est == 0, 1.0, np.nan))
+    return se, low, high, df, p
+
+
 def _spawned(generator: np.random.Generator) -> dict[str, np.random.Generator]:
     """One child generator per annotation type (all spawned, so a subset gets the same ones)."""
     children = generator.spawn(len(_ANNOTATION_ORDER))
     return dict(zip(_ANNOTATION_ORDER, children, strict=True))
 
 
-def _warn_undefined(name: str, n_bad: int, total: int) -> None:
-    if n_bad:
-        warnings.warn(
-            f"{name}: alpha is undefined in {n_bad} of {total} bootstrap resamples (no variation "
-            "among the resampled values); they are left out of the interval",
-            AttunestatsWarning,
-            stacklevel=3,
+def _warn_undefined(name: str, n_bad: int, total: int, *, jackknife: bool = False) -> None:
+    if not n_bad:
+        return
+    if jackknife:
+        message = (
+            f"{name}: alpha is undefined without {n_bad} of {total} participants (no variation "
+            "among the remaining values); no jackknife interval"
         )
+    else:
+        message = (
+            f"{name}: alpha is undefined in {n_bad} of {total} bootstrap resamples (no variation "
+            "among the resampled values); they are left out of the interval"
+        )
+    warnings.warn(message, AttunestatsWarning, stacklevel=3)

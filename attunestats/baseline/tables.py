@@ -23,8 +23,10 @@ def baseline_tables(
     release: Release,
     scores: Scores | None = None,
     *,
-    correction: Literal["holm", "bh", "none"] = "holm",
-    resample: Literal["conversation", "unit"] = "conversation",
+    correction: Literal["maxt", "holm", "bonferroni", "bh", "none"] = "holm",
+    ground: Literal["common", "all"] = "common",
+    estimand: Literal["participants", "these-participants"] = "participants",
+    resample: Literal["participant", "conversation", "unit"] = "participant",
     agreement_resamples: int = 2000,
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
@@ -37,23 +39,28 @@ def baseline_tables(
     release : Release
     scores : Scores, optional
         ``attunestats.score(release)`` (computed here when absent).
-    correction : {"holm", "bh", "none"}, default "holm"
-    resample : {"conversation", "unit"}, default "conversation"
-        Resampling of the agreement intervals.
+    correction : {"maxt", "holm", "bonferroni", "bh", "none"}, default "holm"
+    ground : {"common", "all"}, default "common"
+        Humans vs models on each rater's common ground, or on all units.
+    estimand : {"participants", "these-participants"}, default "participants"
+        Humans vs models and claim (f): participant jackknife, or the conversation bootstrap.
+    resample : {"participant", "conversation", "unit"}, default "participant"
+        Intervals of the agreement tables (participant jackknife, or a bootstrap).
     agreement_resamples : int, default 2000
-        Resamples of the agreement intervals.
+        Resamples of the agreement bootstraps (not used by the jackknife).
     n_resamples : int, default 10000
-        Resamples of the score bootstrap (humans vs models and claim (f) share it).
+        Resamples of the conversation bootstrap of humans vs models (``estimand`` =
+        ``"these-participants"``).
     confidence_level : float, default 0.95
     rng : int, Generator or SeedSequence, optional
-        Root seed; the agreement tables and the score bootstrap get independent child streams.
+        Root seed; the agreement tables and the comparisons get independent child streams.
 
     Returns
     -------
     dict of str to pandas.DataFrame
         ``rater_agreement``, ``rater_vs_participant``, ``rater_vs_participant_summary``,
-        ``humans_vs_models``, ``humans_vs_models_summary`` and ``claim_f``; each has a
-        ``simulated`` column.
+        ``humans_vs_models`` (with the units compared in every row), ``humans_vs_models_summary``
+        and ``claim_f`` (one row per tested quantity); each has a ``simulated`` column.
     """
     from attunestats.metrics.score import score
 
@@ -70,12 +77,10 @@ def baseline_tables(
         confidence_level=confidence_level, rng=g_part,
     )  # fmt: skip
     hvm = humans_vs_models(
-        scores, correction=correction, n_resamples=n_resamples,
-        confidence_level=confidence_level, rng=g_boot,
+        scores, release=release, correction=correction, ground=ground, estimand=estimand,
+        n_resamples=n_resamples, confidence_level=confidence_level, rng=g_boot,
     )  # fmt: skip
-    claim = claim_f(
-        hvm.boot, correction=correction, humans=list(hvm.humans), models=list(hvm.models)
-    )
+    claim = claim_f(hvm, release)
     seed = seed_record(rng)
     tables = {
         "rater_agreement": agree.to_frame(),
