@@ -17,7 +17,8 @@
 # # 07 Human baseline and agreement
 #
 # Agreement among the human baseline raters on every annotation type, raters against the
-# participants, humans against models on identical conversations (paired bootstrap), and claim
+# participants, humans against models on the units each rater actually rated (common ground:
+# same conversations, turns, judgements and comparisons), and claim
 # (f): the human baseline beats most models at predicting preferences but is weak at predicting
 # conversation goals.
 #
@@ -47,7 +48,7 @@ print(ctx.banner())
 # %% [markdown]
 # ## Agreement among the raters
 #
-# Krippendorff's alpha among the human raters per annotation type, with conversation-bootstrap
+# Krippendorff's alpha among the human raters per annotation type, with participant-level
 # intervals (an attunestats addition).
 
 # %%
@@ -69,7 +70,8 @@ ctx.build("rater-vs-participant").show()
 # %% [markdown]
 # ## Humans against models (claim (f))
 #
-# Humans minus models per metric on the same conversations (paired bootstrap, Holm over models),
+# Humans minus models per metric on each rater's common ground (participant jackknife, Holm
+# over models; the all-units comparison is available with ground="all"),
 # then the claim itself.
 
 # %%

@@ -105,12 +105,20 @@ def test_claim_e_verdicts_follow_planted_drift(paper_scores):
         _coherent(res.to_frame())
 
 
+def _release(config: SimulationConfig, seed: int):
+    docs = simulate_documents(config, rng=seed)
+    return release_from_documents(docs.conversations, docs.runs, docs.release_info)
+
+
 def test_claim_f_in_the_audit_follows_planted_human_skills():
-    yes = _scores(replace(BASE, n_human_raters=3, n_conversations=80), seed=107)
-    res = audit_claims(yes, claims=("f",), n_resamples=400, rng=1)["f"]
+    rel = _release(replace(BASE, n_human_raters=3, n_conversations=80), seed=107)
+    res = audit_claims(at.score(rel), claims=("f",), n_resamples=400, rng=1, release=rel)["f"]
     assert res.verdict == "supported", res.parts
+    _coherent(res.to_frame())
     null = replace(SCENARIOS["null"], n_conversations=80, n_models=6, n_human_raters=3, n_topics=15)
-    res_null = audit_claims(_scores(null, seed=108), claims=("f",), n_resamples=400, rng=1)["f"]
+    rel_null = _release(null, seed=108)
+    res_null = audit_claims(at.score(rel_null), claims=("f",), n_resamples=400, rng=1,
+                            release=rel_null)["f"]  # fmt: skip
     assert res_null.verdict != "supported", res_null.parts
 
 

@@ -265,7 +265,7 @@ REGISTRY: tuple[Artefact, ...] = (
        "baseline:rater_vs_participant", NB7, ["release", "scores", "baseline tables"],
        tables=["07_rater_vs_participant", "07_rater_vs_participant_summary"],
        figures=["07_rater_vs_participant"], settings=("agreement_resamples", "n_resamples")),
-    _a("humans-vs-models", "Humans minus models per metric (paired bootstrap, Holm over models)",
+    _a("humans-vs-models", "Humans minus models per metric on the units each rater rated (Holm over models)",
        "claim (f): the human baseline beats most models at predicting preferences",
        "baseline:humans_vs_models", NB7, ["release", "scores", "baseline tables"],
        tables=["07_humans_vs_models", "07_humans_vs_models_summary"],

@@ -461,7 +461,7 @@ def _slice_adjusted(adj: Any, start: int, stop: int) -> Any:
     return replace(
         adj, pvalue_adjusted=adj.pvalue_adjusted[start:stop], ci_low=adj.ci_low[start:stop],
         ci_high=adj.ci_high[start:stop], row_alpha=adj.row_alpha[start:stop],
-        critical_value=adj.critical_value[start:stop],
+        row_df=adj.row_df[start:stop], critical_value=adj.critical_value[start:stop],
     )  # fmt: skip
 
 
@@ -472,7 +472,7 @@ def _pair_frame(labels: pd.DataFrame, estimates: np.ndarray, metric: str, idx: n
     ia = np.array([idx[a] for a, _ in pairs])
     ib = np.array([idx[b] for _, b in pairs])
     points = composite_points_per_unit(metric)
-    d, d_low, d_high = standardized_effect(fam, adj.row_alpha)
+    d, d_low, d_high = standardized_effect(fam, adj.row_alpha, adj.row_df)
     return pd.DataFrame({
         "metric": metric,
         "predictor_a": labels["predictor"].to_numpy()[ia],

@@ -139,6 +139,7 @@ class AdjustedFamily:
     ci_low: np.ndarray
     ci_high: np.ndarray
     row_alpha: np.ndarray  # the per-row level the interval was computed at
+    row_df: np.ndarray  # the df of the t quantile the interval used (maxt: the family's)
     critical_value: np.ndarray  # per-row |t| beyond which the adjusted test rejects
     interval_kind: str
     correction: str
@@ -216,7 +217,8 @@ def adjust_family(
         adjusted, crit = maxt_adjust(t, draws, alpha)
         crit_rows = np.full(k, crit)
         if family.source == "participants":
-            row_alpha = 2.0 * stats.t.sf(crit, np.nanmin(family.df)) * np.ones(k)
+            row_df = np.full(k, float(np.nanmin(family.df)) if k else np.nan)
+            row_alpha = 2.0 * stats.t.sf(crit, row_df)
         else:
             stud = np.abs(np.where(np.isfinite(family.studentized), family.studentized, 0.0))
             row_alpha = np.mean(stud > crit, axis=0) if k else np.zeros(0)
@@ -227,13 +229,17 @@ def adjust_family(
             crit_rows = stats.t.ppf(1.0 - row_alpha / 2.0, family.df)
         else:
             crit_rows = _column_quantiles(np.abs(family.studentized), row_alpha)
+    if correction != "maxt" or family.source != "participants":
+        row_df = np.asarray(family.df, dtype=float)
     with np.errstate(invalid="ignore"):
         low, high = est - crit_rows * se, est + crit_rows * se
+    nothing = (est == 0) & (se == 0)  # no difference and no variance: nothing to reject
+    adjusted = np.where(nothing & np.isnan(adjusted), 1.0, adjusted)
     degenerate = (se == 0) & np.isfinite(est)
     low = np.where(degenerate, est, low)
     high = np.where(degenerate, est, high)
     return AdjustedFamily(
-        pvalue_adjusted=adjusted, ci_low=low, ci_high=high, row_alpha=row_alpha,
+        pvalue_adjusted=adjusted, ci_low=low, ci_high=high, row_alpha=row_alpha, row_df=row_df,
         critical_value=crit_rows, interval_kind=INTERVAL_KINDS[correction],
         correction=correction,
     )  # fmt: skip
@@ -256,14 +262,15 @@ def _column_quantiles(values: np.ndarray, alpha: np.ndarray) -> np.ndarray:
 
 
 def standardized_effect(
-    family: ContrastFamily, row_alpha: np.ndarray
+    family: ContrastFamily, row_alpha: np.ndarray, row_df: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Standardized effect ``estimate / (se sqrt(n))`` with an interval at each row's level.
 
     For participant-level inference ``n = P`` and the effect is in units of the SD of the
     participant-level contrast (Cohen's ``d_z`` for a balanced paired mean difference); its
     interval inverts the noncentral t distribution of ``t = d sqrt(P)`` with the row's df, so
-    it excludes 0 exactly when the difference's interval does. For the conditional bootstrap
+    it excludes 0 exactly when the difference's interval does (``row_df``: the df of the
+    difference's interval, e.g. the family's smallest for max-|t|; default each row's own). For the conditional bootstrap
     ``n`` is the number of conversations (per-conversation SD) and the interval is the
     difference's interval on that scale.
     """
@@ -275,7 +282,9 @@ def standardized_effect(
         crit = stats.norm.ppf(1.0 - np.asarray(row_alpha) / 2.0)
         t = est / se
         return d, (t - crit) / np.sqrt(n), (t + crit) / np.sqrt(n)
-    low, high = noncentral_t_interval(est / se, family.df, row_alpha)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t_obs = est / se
+    low, high = noncentral_t_interval(t_obs, family.df if row_df is None else row_df, row_alpha)
     return d, low / np.sqrt(n), high / np.sqrt(n)
 
 

@@ -123,8 +123,7 @@ def plot_claim_f(result: ClaimFResult, *, width: float | None = None) -> Figure:
     """Two panels: mean of humans minus each model on the preference and on the goal metric."""
     import matplotlib.pyplot as plt  # after report.figures chose the headless backend
 
-    ev = result.evidence.set_index("role")
-    panels = [ev.loc["preference", "metric"], ev.loc["goal", "metric"]]
+    panels = [result.preference_metric, result.goal_metric]
     comp = result.comparisons
     with style():
         fig, axes = plt.subplots(

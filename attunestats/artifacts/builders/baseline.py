@@ -1,8 +1,9 @@
 """Builders of notebook 07 (human baseline and agreement).
 
 Agreement among the human baseline raters on every annotation type, raters against the
-participants, humans against models on identical conversations (paired bootstrap), claim (f);
-all from one call of :func:`attunestats.baseline.baseline_tables`.
+participants, humans against models on the units each rater rated (common ground), claim (f);
+all from one call of :func:`attunestats.baseline.baseline_tables`. Intervals are for the
+population of participants (delete-one-participant jackknife, t).
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from attunestats.report import baseline as plots
 
 CAPTIONS = {
     "rater_agreement": "Krippendorff's alpha among the human raters per annotation type "
-    "(conversation bootstrap)",
+    "(participant jackknife, t interval)",
     "rater_vs_participant": "Each rater against each other rater and against the participants",
     "rater_vs_participant_summary": "Rater-rater minus rater-participant alpha (paired intervals)",
-    "humans_vs_models": "Humans minus models per metric (paired bootstrap, Holm over models)",
+    "humans_vs_models": "Humans minus models per metric on each rater's common ground "
+    "(participant jackknife, Holm over models; intervals agree with the adjusted tests)",
     "humans_vs_models_summary": "Mean of humans minus mean of models; models beaten after "
     "correction",
     "claim_f": "Claim (f): human baseline beats models on preferences, weak on goals",
