@@ -26,7 +26,7 @@ from attunestats.release.load import (
 )
 from attunestats.release.model import TABLE_SCHEMAS, coerce_table
 
-FIXTURE = Path(__file__).parent / "data" / "release_small"
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "release_small"
 NAN = math.nan
 GT5 = "conversations/conversation_5.json"
 GT17 = "conversations/conversation_17.json"

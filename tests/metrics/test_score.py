@@ -20,12 +20,13 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
+from metrics_support import random_release
 from scipy import stats
-from test_metrics_support import random_release
 
 from attunestats.metrics import METRICS, ScoringOptions, pooled_statistic, score
 from attunestats.metrics.reference import score_reference
 from attunestats.release.load import release_from_documents
+from attunestats.release.model import TABLE_SCHEMAS
 from attunestats.release.simulate import (
     CAPABILITIES,
     SCENARIOS,
@@ -69,6 +70,13 @@ def assert_matches_reference(release, options):
     assert_tables_equal(s.predictor, ref["predictor"], ["predictor", "mode", "metric"],
                         ["value", "standard_error", "n"])  # fmt: skip
     return s
+
+
+def test_random_release_matches_schemas():
+    rel = random_release(0)
+    for name, schema in TABLE_SCHEMAS.items():
+        assert list(rel.tables[name].columns) == list(schema), name
+    assert len(rel.tables["pred_turns"]) > 0
 
 
 @pytest.mark.parametrize("seed", range(6))

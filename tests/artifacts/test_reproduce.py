@@ -1,6 +1,6 @@
 """The artefact registry and `attunestats reproduce` built from it (cheap artefacts, small release).
 
-The full fast build of every artefact, with the notebooks, is tests/test_notebooks.py.
+The full fast build of every artefact, with the notebooks, is tests/artifacts/test_notebooks.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from attunestats.artifacts.registry import REGISTRY, Artefact, get_artefact, pap
 from attunestats.artifacts.reproduce import OUTPUT_README, ArtefactFailed, build
 from attunestats.release.load import load_release
 
-RELEASE = Path(__file__).parent / "data" / "release_small"
+RELEASE = Path(__file__).resolve().parents[1] / "data" / "release_small"
 OVERVIEW = [a for a in REGISTRY if a.notebook == "01_release_overview"]
 # the old notebooks, whose names are the seeds of their artefacts (numbers must not change)
 OLD_NOTEBOOKS = {
@@ -83,7 +83,7 @@ def test_paper_map_has_one_row_per_artefact_with_its_outputs():
 
 
 def test_output_readme_in_the_repository_is_the_one_reproduce_writes():
-    committed = Path(__file__).resolve().parent.parent / "paper_figures" / "README.md"
+    committed = Path(__file__).resolve().parents[2] / "paper_figures" / "README.md"
     assert committed.read_text(encoding="utf-8") == OUTPUT_README
 
 
