@@ -72,10 +72,16 @@ def _formula_config(rho):
     )
 
 
+@pytest.fixture(scope="module")
+def formula_releases():
+    """The formula releases at consensus probabilities rho = 0 and 0.8: {rho: (docs, release)}."""
+    return {rho: _release(_formula_config(rho), seed=11) for rho in (0.0, 0.8)}
+
+
 @pytest.fixture(scope="module", params=[0.0, 0.8], ids=["rho0", "rho0.8"])
-def formula(request):
+def formula(request, formula_releases):
     rho = request.param
-    docs, release = _release(_formula_config(rho), seed=11)
+    docs, release = formula_releases[rho]
     return rho, docs, release
 
 
@@ -142,10 +148,9 @@ def test_binary_agreement_matches_the_consensus_formula(formula, task):
     assert bool(row["simulated"]) is True
 
 
-def test_alpha_grows_with_the_consensus_probability():
+def test_alpha_grows_with_the_consensus_probability(formula_releases):
     out = {}
-    for rho in (0.0, 0.8):
-        _, release = _release(_formula_config(rho), seed=11)
+    for rho, (_, release) in formula_releases.items():
         out[rho] = bl.rater_agreement(
             release, annotations=["binary_om", "pairwise"], n_resamples=300, rng=5
         ).to_frame()

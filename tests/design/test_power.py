@@ -282,10 +282,8 @@ def test_within_effect_is_the_fixed_effects_slope():
     assert model.allocation == pytest.approx(x.mean())
 
 
-def test_fit_contrast_on_a_scored_release():
-    import attunestats as at
-
-    scores = at.score(at.load_bundled_release())
+def test_fit_contrast_on_a_scored_release(bundled_scores):
+    scores = bundled_scores
     a, b = "sim-model-01", "sim-model-02"
     metric = "avg_emotion_f1"
     model = fit_contrast(scores, metric=metric, predictors=(a, b))

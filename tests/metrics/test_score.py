@@ -92,10 +92,15 @@ def _simulated(n_conversations=25, n_models=4, n_human_raters=1, seed=5, **kw):
     return docs, release_from_documents(docs.conversations, docs.runs, docs.release_info)
 
 
+@pytest.fixture(scope="module")
+def messy_simulated():
+    """A small simulated release with doubled messiness (both conventions score the same one)."""
+    return _simulated(messiness=2.0)[1]
+
+
 @pytest.mark.parametrize("options", [ScoringOptions(), ALTERNATIVE], ids=["default", "alternative"])
-def test_vectorised_equals_reference_on_simulated_release(options):
-    _, rel = _simulated(messiness=2.0)
-    s = assert_matches_reference(rel, options)
+def test_vectorised_equals_reference_on_simulated_release(options, messy_simulated):
+    s = assert_matches_reference(messy_simulated, options)
     assert s.simulated
 
 
@@ -110,11 +115,9 @@ def test_vectorised_equals_reference_on_paper_sized_release():
 
 
 @pytest.fixture(scope="module")
-def bundled():
-    from attunestats.release.bundled import load_bundled_release
-
-    rel = load_bundled_release()
-    return rel, score(rel)
+def bundled(bundled_release, bundled_scores):
+    """The bundled release and its scores (session fixtures of conftest.py: read-only)."""
+    return bundled_release, bundled_scores
 
 
 def test_names_by_kind_match_the_simulated_design(bundled):
