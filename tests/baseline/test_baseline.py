@@ -24,6 +24,7 @@ import dataclasses
 import itertools
 from dataclasses import replace
 
+import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
@@ -212,7 +213,6 @@ def test_rater_participant_agreement_is_the_scorers_pooled_accuracy(paper, task)
 # the alpha computations vs the krippendorff package
 # ------------------------------------------------------------------------------------------
 def _kripp(matrix, level):
-    krippendorff = pytest.importorskip("krippendorff")
     return float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
 
 
@@ -300,7 +300,6 @@ def test_masi_matrix_equals_masi_distance():
 
 def test_cluster_bootstrap_resamples_equal_alpha_on_expanded_data(paper):
     """Each resampled alpha equals krippendorff.alpha on the units of the drawn conversations."""
-    krippendorff = pytest.importorskip("krippendorff")
     release, _ = paper
     for name, level in (
         ("pairwise", "nominal"),
