@@ -460,12 +460,3 @@ def test_auto_centring_rule_by_hand():
     assert m.parameterization == "participant=noncentred, topic=noncentred, conversation=centred"
     with pytest.raises(ValueError, match="parameterization keys"):
         H.behaviour_model(pan.data, pan.design, parameterization={"subject": "centred"})
-
-
-def test_docstring_examples():
-    import doctest
-
-    from attunestats.hierarchical import data
-
-    result = doctest.testmod(data, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted >= 1 and result.failed == 0
