@@ -28,7 +28,7 @@ reported discrimination ``D`` is the *true* between-model variance over ``N``: i
 noncentral F distribution of ``sni`` (``(M-1) sni`` is noncentral chi-square with ``M-1`` degrees
 of freedom and noncentrality ``(M-1) D`` when the estimates are normal with exchangeable noise; the
 noise itself is estimated from ``n_units - 1`` degrees of freedom, hence F; Steiger & Fouladi
-1997). Checked by simulation in tests/test_compare.py (the basic and BCa bootstrap intervals of
+1997). Checked by simulation in tests/inference/test_compare.py (the basic and BCa bootstrap intervals of
 ``sni`` undercover badly here, which is why they are not used). ``D`` is scale-free, so metrics can
 be compared: :meth:`ComparisonResult.discrimination_contrast` gives ``D_a - D_b`` with a
 conservative interval (the two ``1 - alpha/2`` intervals combined, Bonferroni) and the matching
