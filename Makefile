@@ -27,10 +27,10 @@ reproduce: setup
 notebooks: setup
 	$(VENV)/bin/jupytext --sync notebooks/[0-9][0-9]_*.py
 
-## Test suite (what CI runs): everything but the long `slow` studies.
+## Test suite (what CI runs): everything but the long `slow` studies, and every docstring example.
 test: setup
 	$(VENV)/bin/ruff check attunestats tests benchmarks notebooks
-	$(PYTEST) -n 2
+	$(PYTEST) -n 2 --doctest-modules attunestats tests
 
 ## Long simulation studies (coverage, size, recovery), behind the `slow` marker.
 test-slow: setup

@@ -31,7 +31,7 @@ values there are a few dozen patterns for thousands of units). For the ordinal m
 is held fixed: the mid-ranks are recomputed from each resample's marginals, so every bootstrap
 value equals ``krippendorff.alpha`` on the resampled units (tested to 1e-12). Resamples without
 variation (alpha undefined) are left out with a warning. Percentile interval (linear
-interpolation, as ``scipy.stats.bootstrap``); by simulation (tests/test_agreement_coverage.py)
+interpolation, as ``scipy.stats.bootstrap``); by simulation (tests/agreement/test_alpha_coverage.py)
 its coverage is within Monte Carlo error of the nominal level at 200 units.
 
 ``method="hayes-krippendorff"``: the bootstrap of Hayes & Krippendorff (2007), as specified in

@@ -18,7 +18,7 @@ It is the stem of the notebook that built the artefact before the registry exist
 so: renaming it changes the numbers.
 
 Adding a table or figure: write a builder (a function ``(ctx) -> Built`` in the topic's module of
-``builders/``), declare it here, call it from its notebook, and run ``tests/test_pipeline.py``.
+``builders/``), declare it here, call it from its notebook, and run ``tests/artifacts/test_reproduce.py``.
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ noise; the noise is estimated on ``df_noise`` degrees of freedom (participants -
 conversations - 1 for the conditional analysis), hence F; Steiger and Fouladi 1997).
 :meth:`ComparisonResult.discrimination_contrast` gives ``D_a - D_b`` with a conservative
 interval (the two ``1 - alpha/2`` intervals combined, Bonferroni) and the matching p-value.
+Checked by simulation in tests/inference/test_compare.py.
 """
 
 from __future__ import annotations

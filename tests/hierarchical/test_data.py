@@ -403,19 +403,11 @@ def test_draw_participant_means_matches_gain_form():
 
 # ------------------------------------------------------------------------- from Scores
 @pytest.fixture(scope="module")
-def small_scores(tmp_path_factory):
+def small_scores(make_tmp_release):
     from attunestats import load_release, score
-    from attunestats.release.simulate import simulate_release
 
-    out = tmp_path_factory.mktemp("rel") / "release"
-    simulate_release(
-        out,
-        rng=21,
-        n_conversations=24,
-        n_participants=6,
-        n_topics=6,
-        n_models=3,
-        n_human_raters=1,
+    out = make_tmp_release(
+        rng=21, n_conversations=24, n_participants=6, n_topics=6, n_models=3, n_human_raters=1
     )
     return score(load_release(out))
 
@@ -468,12 +460,3 @@ def test_auto_centring_rule_by_hand():
     assert m.parameterization == "participant=noncentred, topic=noncentred, conversation=centred"
     with pytest.raises(ValueError, match="parameterization keys"):
         H.behaviour_model(pan.data, pan.design, parameterization={"subject": "centred"})
-
-
-def test_docstring_examples():
-    import doctest
-
-    from attunestats.hierarchical import data
-
-    result = doctest.testmod(data, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted >= 1 and result.failed == 0

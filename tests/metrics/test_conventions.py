@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from test_metrics_support import random_release, tiny_release
+from metrics_support import random_release, tiny_release
 
 from attunestats.constants import SIMULATED_LABEL
 from attunestats.metrics import (

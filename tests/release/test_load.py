@@ -26,7 +26,6 @@ from attunestats.release.load import (
 )
 from attunestats.release.model import TABLE_SCHEMAS, coerce_table
 
-FIXTURE = Path(__file__).parent / "data" / "release_small"
 NAN = math.nan
 GT5 = "conversations/conversation_5.json"
 GT17 = "conversations/conversation_17.json"
@@ -44,32 +43,27 @@ def assert_table(release, name: str, rows: list[tuple]) -> None:
     pd.testing.assert_frame_equal(release.tables[name], expected(name, rows))
 
 
-@pytest.fixture(scope="module")
-def small():
-    return load_release(FIXTURE)
-
-
 # --- the hand-written fixture, table by table ----------------------------------------------------
 
 
-def test_every_table_has_the_schema_dtypes(small):
-    assert set(small.tables) == set(TABLE_SCHEMAS)
+def test_every_table_has_the_schema_dtypes(release_small):
+    assert set(release_small.tables) == set(TABLE_SCHEMAS)
     for name, schema in TABLE_SCHEMAS.items():
-        table = small.tables[name]
+        table = release_small.tables[name]
         assert list(table.columns) == list(schema), name
         assert {c: str(t) for c, t in table.dtypes.items()} == dict(schema), name
 
 
-def test_participants(small):
-    assert_table(small, "participants", [
+def test_participants(release_small):
+    assert_table(release_small, "participants", [
         ("P01", "anxiety_depression", "25-34", "Generalized anxiety; night owl", 1),
         ("P02", "multiple", "41", "ADHD; Depression", 1),
         ("anon-23", "unknown", None, None, 1),
     ])  # fmt: skip
 
 
-def test_conversations(small):
-    assert_table(small, "conversations", [
+def test_conversations(release_small):
+    assert_table(release_small, "conversations", [
         ("5", GT5, "P01", "anxiety_depression", "Money", "Debt", "om-3", "anon", 2,
          30, 25, 34, 20, "Implied or indirect", "Mostly well-matched", 5, 4, 6, 3),
         # pre from items under "responses" (Interested 3.6 -> 4): PA 2+3+1+4+3+2+1+2+1+4 = 23,
@@ -82,16 +76,16 @@ def test_conversations(small):
     ])  # fmt: skip
 
 
-def test_panas_items(small):
+def test_panas_items(release_small):
     pre5 = [3] * 10 + [3, 2, 4, 3, 3, 2, 3, 2, 2, 1]
     pre17 = [2, 3, 1, 4, 3, 2, 1, 2, 1, 4] + [5, 4, 6, 5, 6, 4, 7, 3, 4, 2]
     rows = [("5", "pre", item, v) for item, v in zip(PANAS_ITEMS, pre5)]
     rows += [("17", "pre", item, v) for item, v in zip(PANAS_ITEMS, pre17)]
-    assert_table(small, "panas_items", rows)
+    assert_table(release_small, "panas_items", rows)
 
 
-def test_survey_choices(small):
-    assert_table(small, "survey_choices", [
+def test_survey_choices(release_small):
+    assert_table(release_small, "survey_choices", [
         ("5", "q1_looking_for", 0, "To just listen or let me vent"),
         ("5", "q1_looking_for", 1, "Other"),
         ("5", "q3_follow_up", 0, "too long"),
@@ -99,8 +93,8 @@ def test_survey_choices(small):
     ])  # fmt: skip
 
 
-def test_turns(small):
-    assert_table(small, "turns", [
+def test_turns(release_small):
+    assert_table(release_small, "turns", [
         ("5", 1, "I owe a lot of money and I can't sleep.", "That sounds stressful.",
          "Improved reply.", "Human reply.", "PW4"),
         ("5", 2, "Thanks, that helps a bit.", "Glad to hear it.", None, None, ""),
@@ -111,8 +105,8 @@ def test_turns(small):
     ])  # fmt: skip
 
 
-def test_emotion_tags(small):
-    assert_table(small, "emotion_tags", [
+def test_emotion_tags(release_small):
+    assert_table(release_small, "emotion_tags", [
         ("5", 1, 0, "nervous", 5, True),
         ("5", 1, 1, "upset", 3, True),
         ("17", 1, 0, "nervous", 6, True),   # "  Nervous ", "intense"
@@ -122,8 +116,8 @@ def test_emotion_tags(small):
     ])  # fmt: skip
 
 
-def test_binary_judgements(small):
-    assert_table(small, "binary_judgements", [
+def test_binary_judgements(release_small):
+    assert_table(release_small, "binary_judgements", [
         ("5", 1, "B1", "yes", "yes", "yes"),
         ("5", 1, "B13", "no", "no", "yes"),
         ("5", 1, "B14", "na", "na", None),
@@ -134,8 +128,8 @@ def test_binary_judgements(small):
     ])  # fmt: skip
 
 
-def test_pairwise_comparisons(small):
-    assert_table(small, "pairwise_comparisons", [
+def test_pairwise_comparisons(release_small):
+    assert_table(release_small, "pairwise_comparisons", [
         ("5", 1, 0, "general", "original", "human", "B"),
         ("5", 1, 1, "PW4", "alternate", "original", "A"),
         ("17", 1, 0, "general", "original", "human", "B"),      # response_1/2, alternate2
@@ -145,15 +139,15 @@ def test_pairwise_comparisons(small):
     ])  # fmt: skip
 
 
-def test_predictors(small):
-    assert_table(small, "predictors", [
+def test_predictors(release_small):
+    assert_table(release_small, "predictors", [
         ("em_alpha", "model", "EM Alpha", 2),
         ("rater_1", "human", "Rater 1", 1),
     ])  # fmt: skip
 
 
-def test_runs(small):
-    assert_table(small, "runs", [
+def test_runs(release_small):
+    assert_table(release_small, "runs", [
         (*A5, "runs/em_alpha/conversation_5.json", "alpha-1", "2026-01-01T00:00:00Z", "absolute",
          33, 22, "Clear and explicitly stated", "Mostly well-matched", 5, 5, 5, 5, 0.0123, 12.5),
         # linked by source_file; mode from release.json; rebuilt from deltas: 23+5, 46-10
@@ -164,19 +158,21 @@ def test_runs(small):
     ])  # fmt: skip
 
 
-def test_pred_panas_items(small):
+def test_pred_panas_items(release_small):
     values = [4, 3, 3, 4, 3, 3, 3, 3, 3, 4]
-    assert_table(small, "pred_panas_items", [(*A5, i, v) for i, v in zip(PANAS_ITEMS, values)])
+    assert_table(
+        release_small, "pred_panas_items", [(*A5, i, v) for i, v in zip(PANAS_ITEMS, values)]
+    )
 
 
-def test_pred_survey_choices(small):
-    assert_table(small, "pred_survey_choices", [
+def test_pred_survey_choices(release_small):
+    assert_table(release_small, "pred_survey_choices", [
         (*A5, "q1_looking_for", 0, "To just listen or let me vent"),
     ])  # fmt: skip
 
 
-def test_pred_turns(small):
-    assert_table(small, "pred_turns", [
+def test_pred_turns(release_small):
+    assert_table(release_small, "pred_turns", [
         (*A5, 1, "I hear you.", 5, 6, 4, 5),
         (*A5, 2, None, NAN, NAN, NAN, NAN),
         (*A17, 1, "That must hurt.", 3, NAN, NAN, NAN),
@@ -184,8 +180,8 @@ def test_pred_turns(small):
     ])  # fmt: skip
 
 
-def test_pred_emotion_tags(small):
-    assert_table(small, "pred_emotion_tags", [
+def test_pred_emotion_tags(release_small):
+    assert_table(release_small, "pred_emotion_tags", [
         (*A5, 1, 0, "nervous", 4),
         (*A5, 1, 2, "afraid", NAN),    # position 1 ("Calm") dropped
         (*A17, 1, 0, "upset", 6),
@@ -194,7 +190,7 @@ def test_pred_emotion_tags(small):
     ])  # fmt: skip
 
 
-def test_pred_binary(small):
+def test_pred_binary(release_small):
     rows = []
     for task, values in [
         ("om", ["yes", "no", "na"]),
@@ -208,11 +204,11 @@ def test_pred_binary(small):
     rows += [(*A17, 1, "om", "B1", "yes"), (*A17, 1, "om", "B2", None), (*A17, 1, "om", "B3", "na")]
     rows += [(*A17, 1, "human", q, "no") for q in ["B1", "B2", "B3"]]
     rows += [(*R5, 1, "om", "B1", "no")]
-    assert_table(small, "pred_binary", rows)  # fmt: skip
+    assert_table(release_small, "pred_binary", rows)  # fmt: skip
 
 
-def test_pred_pairwise(small):
-    assert_table(small, "pred_pairwise", [
+def test_pred_pairwise(release_small):
+    assert_table(release_small, "pred_pairwise", [
         (*A5, 1, 0, "B", "original", "human"),
         (*A5, 1, 1, "A", "alternate", "original"),
         (*A17, 1, 0, "B", "original", "human"),   # "response_2"
@@ -222,8 +218,10 @@ def test_pred_pairwise(small):
     ])  # fmt: skip
 
 
-def test_report_counts_every_rule(small):
-    counts = dict(zip(small.report.counts()["rule"], small.report.counts()["count"]))
+def test_report_counts_every_rule(release_small):
+    counts = dict(
+        zip(release_small.report.counts()["rule"], release_small.report.counts()["count"])
+    )
     assert counts == {
         "panas_items_nested": 20,
         # Q1 Q2 Q3, did_occur should_occur humanValue humanPreference actualValue,
@@ -255,8 +253,8 @@ def test_report_counts_every_rule(small):
     }
 
 
-def test_report_events_name_file_path_and_values(small):
-    ev = small.report.events
+def test_report_events_name_file_path_and_values(release_small):
+    ev = release_small.report.events
     row = ev[ev["rule"] == "unknown_emotion_dropped"].iloc[0]
     assert (row["file"], row["path"], row["original"], row["result"]) == (
         "runs/em_alpha/conversation_5.json", "$.turns[0].em_emotion_tags[1].emotion", "'Calm'", ""
@@ -271,8 +269,8 @@ def test_report_events_name_file_path_and_values(small):
     ]  # fmt: skip
 
 
-def test_summary_counts(small):
-    summary = dict(zip(small.summary()["item"], small.summary()["value"]))
+def test_summary_counts(release_small):
+    summary = dict(zip(release_small.summary()["item"], release_small.summary()["value"]))
     assert summary["conversations"] == 3
     assert summary["turns"] == 5
     assert summary["unknown ground-truth emotion labels"] == 1
@@ -281,47 +279,47 @@ def test_summary_counts(small):
     assert summary["simulated"] is False
 
 
-def test_info_and_root(small):
-    assert small.info["predictors"]["rater_1"]["kind"] == "human"
-    assert small.root == FIXTURE
-    assert not small.simulated
+def test_info_and_root(release_small, release_small_path):
+    assert release_small.info["predictors"]["rater_1"]["kind"] == "human"
+    assert release_small.root == release_small_path
+    assert not release_small.simulated
 
 
 # --- in-memory path and checksum -----------------------------------------------------------------
 
 
-def _read_fixture_docs():
+def _read_fixture_docs(root):
     conv = {
         f"conversations/{p.name}": json.loads(p.read_text())
-        for p in (FIXTURE / "conversations").iterdir()
+        for p in (root / "conversations").iterdir()
     }
     runs = {
         d.name: {f"runs/{d.name}/{p.name}": json.loads(p.read_text()) for p in d.iterdir()}
-        for d in (FIXTURE / "runs").iterdir()
+        for d in (root / "runs").iterdir()
     }
-    info = json.loads((FIXTURE / "release.json").read_text())
+    info = json.loads((root / "release.json").read_text())
     return conv, runs, info  # fmt: skip
 
 
-def test_release_from_documents_gives_the_same_tables(small):
-    conv, runs, info = _read_fixture_docs()
+def test_release_from_documents_gives_the_same_tables(release_small, release_small_path):
+    conv, runs, info = _read_fixture_docs(release_small_path)
     mem = release_from_documents(conv, runs, info)
     for name in TABLE_SCHEMAS:
-        pd.testing.assert_frame_equal(mem.tables[name], small.tables[name])
-    pd.testing.assert_frame_equal(mem.report.counts(), small.report.counts())
+        pd.testing.assert_frame_equal(mem.tables[name], release_small.tables[name])
+    pd.testing.assert_frame_equal(mem.report.counts(), release_small.report.counts())
     assert mem.root is None
 
 
-def test_checksum_tracks_the_files_read(tmp_path, small):
+def test_checksum_tracks_the_files_read(tmp_path, release_small, release_small_path):
     copy = tmp_path / "copy"
-    shutil.copytree(FIXTURE, copy)
-    assert load_release(copy).checksum == small.checksum
+    shutil.copytree(release_small_path, copy)
+    assert load_release(copy).checksum == release_small.checksum
     (copy / "truth.json").write_text('{"changed": true}')  # ignored file: not read
-    assert load_release(copy).checksum == small.checksum
+    assert load_release(copy).checksum == release_small.checksum
     p = copy / "runs" / "rater_1" / "conversation_5.json"
     p.write_text(p.read_text() + "\n")  # one more byte in a file that is read
-    assert load_release(copy).checksum != small.checksum
-    assert len(small.checksum) == 64
+    assert load_release(copy).checksum != release_small.checksum
+    assert len(release_small.checksum) == 64
 
 
 # --- one small hand-written release per rule ------------------------------------------------------
@@ -926,8 +924,8 @@ def test_every_problem_reported_at_once(tmp_path):
     assert str(info.value).startswith("5 problems in release:")
 
 
-def test_validate_release_lists_problems(tmp_path):
-    assert validate_release(FIXTURE) == []
+def test_validate_release_lists_problems(tmp_path, release_small_path):
+    assert validate_release(release_small_path) == []
     root = write_release(tmp_path, {"conversation_1.json": conversation(turns=[turn(1), turn(1)])})
     problems = validate_release(root)
     assert [(p.file, p.path, p.value) for p in problems] == [
@@ -937,18 +935,19 @@ def test_validate_release_lists_problems(tmp_path):
     assert len(bad) == 1 and "subset='Nope'" in bad[0].message
 
 
-def test_cli_validate_exit_codes(tmp_path, capsys):
-    cli = pytest.importorskip("attunestats.cli", reason="the CLI is the lead's module")
-    assert cli.main(["validate", str(FIXTURE)]) == 0
+def test_cli_validate_exit_codes(tmp_path, capsys, release_small_path):
+    from attunestats import cli
+
+    assert cli.main(["validate", str(release_small_path)]) == 0
     root = write_release(tmp_path, {"conversation_1.json": conversation(turns=[turn(1), turn(1)])})
     assert cli.main(["validate", str(root)]) == 1
     out = capsys.readouterr().out
     assert "conversations/conversation_1.json: $.turns[1].turnNumber: duplicate turn number" in out
 
 
-def test_input_files_never_modified(tmp_path):
+def test_input_files_never_modified(tmp_path, release_small_path):
     copy = tmp_path / "copy"
-    shutil.copytree(FIXTURE, copy)
+    shutil.copytree(release_small_path, copy)
     before = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
     mtimes = {p: p.stat().st_mtime_ns for p in before}
     load_release(copy)

@@ -20,12 +20,13 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
+from metrics_support import random_release
 from scipy import stats
-from test_metrics_support import random_release
 
 from attunestats.metrics import METRICS, ScoringOptions, pooled_statistic, score
 from attunestats.metrics.reference import score_reference
 from attunestats.release.load import release_from_documents
+from attunestats.release.model import TABLE_SCHEMAS
 from attunestats.release.simulate import (
     CAPABILITIES,
     SCENARIOS,
@@ -71,6 +72,13 @@ def assert_matches_reference(release, options):
     return s
 
 
+def test_random_release_matches_schemas():
+    rel = random_release(0)
+    for name, schema in TABLE_SCHEMAS.items():
+        assert list(rel.tables[name].columns) == list(schema), name
+    assert len(rel.tables["pred_turns"]) > 0
+
+
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("options", [ScoringOptions(), ALTERNATIVE], ids=["default", "alternative"])
 def test_vectorised_equals_reference_on_edge_case_releases(seed, options):
@@ -84,10 +92,15 @@ def _simulated(n_conversations=25, n_models=4, n_human_raters=1, seed=5, **kw):
     return docs, release_from_documents(docs.conversations, docs.runs, docs.release_info)
 
 
+@pytest.fixture(scope="module")
+def messy_simulated():
+    """A small simulated release with doubled messiness (both conventions score the same one)."""
+    return _simulated(messiness=2.0)[1]
+
+
 @pytest.mark.parametrize("options", [ScoringOptions(), ALTERNATIVE], ids=["default", "alternative"])
-def test_vectorised_equals_reference_on_simulated_release(options):
-    _, rel = _simulated(messiness=2.0)
-    s = assert_matches_reference(rel, options)
+def test_vectorised_equals_reference_on_simulated_release(options, messy_simulated):
+    s = assert_matches_reference(messy_simulated, options)
     assert s.simulated
 
 
@@ -102,11 +115,9 @@ def test_vectorised_equals_reference_on_paper_sized_release():
 
 
 @pytest.fixture(scope="module")
-def bundled():
-    from attunestats.release.bundled import load_bundled_release
-
-    rel = load_bundled_release()
-    return rel, score(rel)
+def bundled(bundled_release, bundled_scores):
+    """The bundled release and its scores (session fixtures of conftest.py: read-only)."""
+    return bundled_release, bundled_scores
 
 
 def test_names_by_kind_match_the_simulated_design(bundled):

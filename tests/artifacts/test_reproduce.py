@@ -1,6 +1,6 @@
 """The artefact registry and `attunestats reproduce` built from it (cheap artefacts, small release).
 
-The full fast build of every artefact, with the notebooks, is tests/test_notebooks.py.
+The full fast build of every artefact, with the notebooks, is tests/artifacts/test_notebooks.py.
 """
 
 from __future__ import annotations
@@ -17,9 +17,7 @@ from attunestats.artifacts.context import FAST, FULL, BuildContext
 from attunestats.artifacts.notebooks import NotebookFailed, default_notebooks_dir
 from attunestats.artifacts.registry import REGISTRY, Artefact, get_artefact, paper_map, select
 from attunestats.artifacts.reproduce import OUTPUT_README, ArtefactFailed, build
-from attunestats.release.load import load_release
 
-RELEASE = Path(__file__).parent / "data" / "release_small"
 OVERVIEW = [a for a in REGISTRY if a.notebook == "01_release_overview"]
 # the old notebooks, whose names are the seeds of their artefacts (numbers must not change)
 OLD_NOTEBOOKS = {
@@ -83,16 +81,20 @@ def test_paper_map_has_one_row_per_artefact_with_its_outputs():
 
 
 def test_output_readme_in_the_repository_is_the_one_reproduce_writes():
-    committed = Path(__file__).resolve().parent.parent / "paper_figures" / "README.md"
+    committed = Path(__file__).resolve().parents[2] / "paper_figures" / "README.md"
     assert committed.read_text(encoding="utf-8") == OUTPUT_README
 
 
 # --------------------------------------------------------------------------- building
 
 
-def test_only_builds_the_selection_and_writes_a_manifest_entry_per_output(tmp_path):
+def test_only_builds_the_selection_and_writes_a_manifest_entry_per_output(
+    tmp_path, release_small, release_small_path
+):
     out = tmp_path / "figs"
-    result = build(release=RELEASE, out=out, fast=True, rng=7, only=["01"], progress=False)
+    result = build(
+        release=release_small_path, out=out, fast=True, rng=7, only=["01"], progress=False
+    )
     assert result.built == tuple(a.id for a in OVERVIEW)
     declared = {rel for a in OVERVIEW for rel in a.outputs}
     produced = set(_files(out)) - {"README.md", "MANIFEST.json"}
@@ -101,7 +103,6 @@ def test_only_builds_the_selection_and_writes_a_manifest_entry_per_output(tmp_pa
     assert manifest == json.loads(json.dumps(result.manifest))
     assert set(manifest["outputs"]) == declared and manifest["skipped"] == {}
     assert set(manifest["artefacts"]) == declared | {"README.md"}
-    release = load_release(RELEASE)
     for rel, entry in manifest["outputs"].items():
         artefact = get_artefact(entry["artefact"])
         assert rel in artefact.outputs
@@ -110,10 +111,10 @@ def test_only_builds_the_selection_and_writes_a_manifest_entry_per_output(tmp_pa
         assert entry["builder"] == artefact.builder_name
         assert entry["seed"] == child_seed(7, artefact.seed_name) and entry["root_seed"] == 7
         assert entry["mcmc_seed"] is None and entry["mode"] == "fast"
-        assert entry["input_hashes"]["release_checksum"] == release.checksum
+        assert entry["input_hashes"]["release_checksum"] == release_small.checksum
         assert len(entry["input_hashes"]["settings_sha256"]) == 64
-        assert entry["simulated"] is release.simulated
-    assert manifest["release"]["checksum"] == release.checksum
+        assert entry["simulated"] is release_small.simulated
+    assert manifest["release"]["checksum"] == release_small.checksum
     assert manifest["seeds"] == {"01_release_overview": child_seed(7, "01_release_overview"),
                                  "mcmc": child_seed(7, "mcmc")}  # fmt: skip
     assert manifest["consistent"] is True and manifest["only"] == ["01"]
@@ -122,13 +123,15 @@ def test_only_builds_the_selection_and_writes_a_manifest_entry_per_output(tmp_pa
     assert [p.name for p in tmp_path.iterdir()] == ["figs"]
 
 
-def test_only_into_an_existing_output_keeps_the_other_files_and_their_entries(tmp_path):
+def test_only_into_an_existing_output_keeps_the_other_files_and_their_entries(
+    tmp_path, release_small_path
+):
     out = tmp_path / "figs"
-    build(release=RELEASE, out=out, fast=True, rng=7, only=["01"], progress=False)
+    build(release=release_small_path, out=out, fast=True, rng=7, only=["01"], progress=False)
     before = _files(out)
     old = json.loads((out / "MANIFEST.json").read_text())
-    build(release=RELEASE, out=out, fast=False, rng=7, only=["topics", "metric-registry"],
-          progress=False)  # fmt: skip
+    build(release=release_small_path, out=out, fast=False, rng=7,
+          only=["topics", "metric-registry"], progress=False)  # fmt: skip
     after = _files(out)
     manifest = json.loads((out / "MANIFEST.json").read_text())
     added = set(get_artefact("metric-registry").outputs)
@@ -144,21 +147,21 @@ def test_only_into_an_existing_output_keeps_the_other_files_and_their_entries(tm
     assert [p.name for p in tmp_path.iterdir()] == ["figs"]
 
 
-def test_same_root_seed_same_bytes_other_seed_other_numbers(tmp_path):
+def test_same_root_seed_same_bytes_other_seed_other_numbers(tmp_path, release_small_path):
     out = tmp_path / "figs"
     only = ["leaderboard-all-metrics"]
-    first = build(release=RELEASE, out=out, fast=True, rng=7, only=only, progress=False)
+    first = build(release=release_small_path, out=out, fast=True, rng=7, only=only, progress=False)
     assert first.used_settings == {"leaderboard-all-metrics": ("n_resamples",)}
     csv = out / "tables" / "02_leaderboard_all_metrics.csv"
     content = csv.read_text()
-    build(release=RELEASE, out=out, fast=True, rng=7, only=only, progress=False)
+    build(release=release_small_path, out=out, fast=True, rng=7, only=only, progress=False)
     assert csv.read_text() == content
-    build(release=RELEASE, out=out, fast=True, rng=8, only=only, progress=False)
+    build(release=release_small_path, out=out, fast=True, rng=8, only=only, progress=False)
     assert csv.read_text() != content
     # a notebook's context calls the same builder with the same seed: the same table
-    ctx = BuildContext(release=RELEASE, fast=True, rng=7)
+    ctx = BuildContext(release=release_small_path, fast=True, rng=7)
     frame = ctx.build("leaderboard-all-metrics").frame()
-    build(release=RELEASE, out=out, fast=True, rng=7, only=only, progress=False)
+    build(release=release_small_path, out=out, fast=True, rng=7, only=only, progress=False)
     written = pd.read_csv(csv, comment="#")
     pd.testing.assert_frame_equal(frame.reset_index(drop=True), written, check_dtype=False)
 
@@ -171,28 +174,30 @@ def _wrong_name(ctx):
     return ctx.built(ctx.table("01_other", pd.DataFrame({"x": [1]}), "t"))
 
 
-def test_failure_names_artefact_and_builder_and_keeps_previous_outputs(tmp_path):
+def test_failure_names_artefact_and_builder_and_keeps_previous_outputs(
+    tmp_path, release_small_path
+):
     out = tmp_path / "figs"
-    build(release=RELEASE, out=out, fast=True, rng=7, only=["topics"], progress=False)
+    build(release=release_small_path, out=out, fast=True, rng=7, only=["topics"], progress=False)
     before = _files(out)
     bad = Artefact(id="bad", title="t", paper_ref="p", builder=_boom, notebook="01_x",
                    inputs=("release",), tables=("01_bad",))  # fmt: skip
     registry = (get_artefact("release-summary"), bad)
     with pytest.raises(ArtefactFailed, match=r"(?s)artefact bad \(builder .*_boom.*boom in the"):
-        build(release=RELEASE, out=out, fast=True, registry=registry, progress=False)
+        build(release=release_small_path, out=out, fast=True, registry=registry, progress=False)
     wrong = Artefact(id="wrong", title="t", paper_ref="p", builder=_wrong_name, notebook="01_x",
                      inputs=(), tables=("01_declared",))  # fmt: skip
     with pytest.raises(ArtefactFailed, match=r"undeclared \[\('table', '01_other'\)\], "
                        r"missing \[\('table', '01_declared'\)\]"):  # fmt: skip
-        build(release=RELEASE, out=out, fast=True, registry=[wrong], progress=False)
+        build(release=release_small_path, out=out, fast=True, registry=[wrong], progress=False)
     assert _files(out) == before
     assert [p.name for p in tmp_path.iterdir()] == ["figs"]
 
 
-def test_undeclared_setting_is_refused():
+def test_undeclared_setting_is_refused(release_small_path):
     sneaky = Artefact(id="sneaky", title="t", paper_ref="p", notebook="01_x", inputs=(),
                       builder=lambda ctx: ctx.setting("n_resamples"), tables=("01_s",))  # fmt: skip
-    ctx = BuildContext(release=RELEASE, fast=True, rng=1)
+    ctx = BuildContext(release=release_small_path, fast=True, rng=1)
     with pytest.raises(KeyError, match="does not declare it"):
         ctx.build("sneaky", registry=[sneaky])
 
@@ -225,7 +230,9 @@ raise RuntimeError("boom in the notebook")
 )
 
 
-def test_notebooks_run_with_the_build_parameters_and_failures_name_the_cell(tmp_path):
+def test_notebooks_run_with_the_build_parameters_and_failures_name_the_cell(
+    tmp_path, release_small_path
+):
     nbs = tmp_path / "nbs"
     nbs.mkdir()
     (nbs / "01_good.py").write_text(GOOD, encoding="utf-8")
@@ -236,15 +243,17 @@ def test_notebooks_run_with_the_build_parameters_and_failures_name_the_cell(tmp_
                         inputs=("release",), tables=("01_topics",))  # fmt: skip
 
     out = tmp_path / "figs"
-    result = build(release=RELEASE, out=out, fast=True, rng=7, registry=[art("good", "01_good")],
-                   notebooks=True, notebooks_dir=nbs, progress=False)  # fmt: skip
+    result = build(release=release_small_path, out=out, fast=True, rng=7,
+                   registry=[art("good", "01_good")], notebooks=True, notebooks_dir=nbs,
+                   progress=False)  # fmt: skip
     assert result.manifest["notebooks"] == ["01_good"]
     assert "parameters injected" in (out / "notebooks" / "01_good.ipynb").read_text()
     assert not list(out.rglob(".memo")) and not list(out.rglob(".fit-cache"))
     before = _files(out)
     with pytest.raises(NotebookFailed, match=r"(?s)notebook 02_bad.py, cell 5 .*boom in the"):
-        build(release=RELEASE, out=out, fast=True, rng=7, registry=[art("bad", "02_bad")],
-              notebooks=True, notebooks_dir=nbs, progress=False)  # fmt: skip
+        build(release=release_small_path, out=out, fast=True, rng=7,
+              registry=[art("bad", "02_bad")], notebooks=True, notebooks_dir=nbs,
+              progress=False)  # fmt: skip
     assert _files(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["figs", "nbs"]
 
@@ -274,11 +283,20 @@ def test_cli_list_prints_the_paper_map(capsys):
     assert set(rows[0]) == {"id", "paper_ref", "outputs", "notebook", "builder", "title"}
 
 
-def test_cli_reproduce_only_and_exit_statuses(tmp_path, capsys):
+def test_cli_reproduce_only_and_exit_statuses(tmp_path, capsys, release_small_path):
     from attunestats.cli import main
 
     out = tmp_path / "o"
-    args = ["reproduce", "--release", str(RELEASE), "--out", str(out), "--fast", "--seed", "3"]
+    args = [
+        "reproduce",
+        "--release",
+        str(release_small_path),
+        "--out",
+        str(out),
+        "--fast",
+        "--seed",
+        "3",
+    ]
     assert main([*args, "--only", "topics", "diagnosis-groups"]) == 0
     assert "built 2 artefacts" in capsys.readouterr().out
     assert sorted(p.name for p in (out / "tables").iterdir()) == [

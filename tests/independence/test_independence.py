@@ -424,7 +424,8 @@ def test_principal_components_against_numpy():
 # --------------------------------------------------------------------------------------------
 def test_lkj_prior_probability_matches_pymc_draws():
     """Beta marginal of one LKJ correlation vs 10,000 prior draws from PyMC (4 MC SEs)."""
-    pm = pytest.importorskip("pymc")
+    import pymc as pm
+
     for K, eta in ((5, 1.0), (3, 2.0)):
         draws = pm.draw(pm.LKJCorr.dist(n=K, eta=eta), draws=10_000, random_seed=1)
         if not np.allclose(draws, np.swapaxes(draws, 1, 2)):  # PyMC 6 draws the Cholesky factor
@@ -450,7 +451,9 @@ def test_diagnose_flags_chains_that_disagree():
 @pytest.fixture(scope="module")
 def latent_fit():
     """Many models, moderately noisy metrics: the posterior must find the true correlation."""
-    pytest.importorskip("nutpie")
+    pytest.importorskip(
+        "nutpie", reason="without nutpie the fit runs on PyMC's NUTS, too slow here"
+    )
     mm, sim = _matrix(rho=0.6, rel=0.7, n_models=60, n_conv=50, n_metrics=3, rng=71,
                       n_resamples=1000)  # fmt: skip
     return mm, sim, latent_correlations(mm, rng=1)

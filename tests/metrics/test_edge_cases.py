@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from test_metrics_support import conv_value, tiny_release, turn_value
+from metrics_support import conv_value, tiny_release, turn_value
 
 from attunestats.metrics import ScoringOptions, composite_components, score
 from attunestats.metrics.turn import va_similarity
@@ -565,7 +565,7 @@ def test_composite_of_a_scored_conversation_follows_the_formula():
 
 
 def test_degenerate_releases():
-    from test_metrics_support import make_release
+    from metrics_support import make_release
 
     from attunestats.metrics.reference import score_reference
 

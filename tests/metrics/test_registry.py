@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_metrics_support import conv_value, tiny_release, turn_value
+from metrics_support import conv_value, tiny_release, turn_value
 
 from attunestats.metrics import (
     MAIN_METRICS,

@@ -24,7 +24,9 @@ from attunestats.errors import Problem, ReleaseError
 from attunestats.release.load import load_release, release_from_documents
 from attunestats.release.model import TABLE_SCHEMAS
 
-FIXTURE = Path(__file__).parent / "data" / "release_small"
+# tests/data/release_small/ (the release_small_path fixture of conftest.py): a module constant
+# here, because the strategies below need its list of files when the module is imported.
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "release_small"
 FILES = sorted(p.relative_to(FIXTURE).as_posix() for p in FIXTURE.rglob("*.json"))
 DOCS = {rel: json.loads((FIXTURE / rel).read_text()) for rel in FILES}
 

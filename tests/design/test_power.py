@@ -282,10 +282,8 @@ def test_within_effect_is_the_fixed_effects_slope():
     assert model.allocation == pytest.approx(x.mean())
 
 
-def test_fit_contrast_on_a_scored_release():
-    import attunestats as at
-
-    scores = at.score(at.load_bundled_release())
+def test_fit_contrast_on_a_scored_release(bundled_scores):
+    scores = bundled_scores
     a, b = "sim-model-01", "sim-model-02"
     metric = "avg_emotion_f1"
     model = fit_contrast(scores, metric=metric, predictors=(a, b))
@@ -310,7 +308,8 @@ def test_fit_contrast_on_a_scored_release():
 # independence
 # --------------------------------------------------------------------------------------------
 def test_reliability_at_inverts_the_independence_simulator():
-    sim = pytest.importorskip("attunestats.independence.simulation")
+    from attunestats.independence import simulation as sim
+
     for rel, n in ((0.5, 50), (0.8, 200), (0.95, 400)):
         values = sim.simulate_metric_values(n_conversations=n, reliability=rel, skill_sd=0.7,
                                             rng=1)  # fmt: skip
@@ -319,7 +318,7 @@ def test_reliability_at_inverts_the_independence_simulator():
 
 
 def test_fitted_independence_noise_recovers_the_simulated_noise():
-    ind = pytest.importorskip("attunestats.independence")
+    from attunestats import independence as ind
     from attunestats.design.power import fit_independence_noise
 
     values = ind.simulate_metric_values(n_models=11, n_conversations=400, n_metrics=3,
@@ -332,7 +331,6 @@ def test_fitted_independence_noise_recovers_the_simulated_noise():
 
 
 def test_independence_power_curve_size_and_growth():
-    pytest.importorskip("attunestats.independence")
     from attunestats.design.power import independence_power_curve
 
     res = independence_power_curve([20, 400], skill_sd=1.0, noise_sd=8.0, correlations=(0.0, 0.7),

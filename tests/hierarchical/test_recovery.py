@@ -87,23 +87,26 @@ def test_recovery_table_checks_and_truth_centring():
 
 
 # ------------------------------------------------------------- simulated releases (CI)
-def _release_scores(tmp_path, seed: int, **sizes):
-    from attunestats import load_release, score
-    from attunestats.release.simulate import simulate_release
+# the simulator's default sizes: the paper's design
+PAPER_SIZES = {"n_conversations": 200, "n_participants": 11, "n_topics": 50, "n_models": 11,
+               "n_human_raters": 3}  # fmt: skip
 
-    out = tmp_path / f"release-{seed}"
-    simulate_release(out, rng=seed, **sizes)
+
+def _release_scores(make_tmp_release, seed: int, **sizes):
+    from attunestats import load_release, score
+
+    out = make_tmp_release(rng=seed, **sizes)
     return out, score(load_release(out))
 
 
-def test_recovery_on_simulated_releases(tmp_path):
+def test_recovery_on_simulated_releases(make_tmp_release):
     """Behaviour (task om) and preference models against truth.json of small releases.
 
     Both models use the non-centred form here so that they share one compiled model."""
     tables = []
     for seed in (1, 2):
         out, sc = _release_scores(
-            tmp_path, seed, n_conversations=40, n_participants=8, n_topics=8, n_models=4,
+            make_tmp_release, seed, n_conversations=40, n_participants=8, n_topics=8, n_models=4,
             n_human_raters=1,
         )  # fmt: skip
         assert sc.release_info["simulated"]
@@ -122,7 +125,7 @@ def test_recovery_on_simulated_releases(tmp_path):
 
 
 @pytest.mark.slow
-def test_recovery_study_paper_sized_releases(tmp_path):
+def test_recovery_study_paper_sized_releases(make_tmp_release):
     """The full study: paper-sized simulated releases (200 conversations, 11 participants, 50
     topics, 11 models + 3 human raters), behaviour and preference, 4 chains x (1000 + 1000).
 
@@ -130,7 +133,7 @@ def test_recovery_study_paper_sized_releases(tmp_path):
     n_rel = int(os.environ.get("ATTUNESTATS_RECOVERY_RELEASES", "10"))
     tables = []
     for seed in range(100, 100 + n_rel):
-        out, sc = _release_scores(tmp_path, seed)
+        out, sc = _release_scores(make_tmp_release, seed, **PAPER_SIZES)
         for cap, build in (
             ("behaviour", H.behaviour_model_from_scores),
             ("preference", H.preference_model_from_scores),

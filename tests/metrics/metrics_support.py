@@ -243,13 +243,6 @@ def random_release(seed: int, *, n_predictors: int = 3, n_conversations: int = 1
     )  # fmt: skip
 
 
-def test_random_release_matches_schemas():
-    rel = random_release(0)
-    for name, schema in TABLE_SCHEMAS.items():
-        assert list(rel.tables[name].columns) == list(schema), name
-    assert len(rel.tables["pred_turns"]) > 0
-
-
 def tiny_release(turns, *, conversation=None, run=None, cid="1", predictor="m", mode="default",
                  more_runs=()):  # fmt: skip
     """A one-conversation release described turn by turn (for hand-computed tests).

@@ -9,15 +9,12 @@ import pytest
 import attunestats as at
 from attunestats.inference.bootstrap import bootstrap_scores
 from attunestats.metrics.registry import METRICS, pooled_statistic
-from attunestats.release.load import release_from_documents
-from attunestats.release.simulate import SimulationConfig, simulate_documents
 
 
 @pytest.fixture(scope="module")
-def scores():
-    config = SimulationConfig(n_conversations=40, n_models=3, n_human_raters=1, n_topics=10)
-    docs = simulate_documents(config, rng=8)
-    return at.score(release_from_documents(docs.conversations, docs.runs, docs.release_info))
+def scores(small_simulated_scores):
+    """40 conversations, 3 models, 1 human rater, 10 topics, seed 8 (conftest.py; read-only)."""
+    return small_simulated_scores
 
 
 @pytest.fixture(scope="module")

@@ -27,6 +27,7 @@ import dataclasses
 import itertools
 from dataclasses import replace
 
+import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
@@ -75,10 +76,16 @@ def _formula_config(rho):
     )
 
 
+@pytest.fixture(scope="module")
+def formula_releases():
+    """The formula releases at consensus probabilities rho = 0 and 0.8: {rho: (docs, release)}."""
+    return {rho: _release(_formula_config(rho), seed=11) for rho in (0.0, 0.8)}
+
+
 @pytest.fixture(scope="module", params=[0.0, 0.8], ids=["rho0", "rho0.8"])
-def formula(request):
+def formula(request, formula_releases):
     rho = request.param
-    docs, release = _release(_formula_config(rho), seed=11)
+    docs, release = formula_releases[rho]
     return rho, docs, release
 
 
@@ -145,10 +152,9 @@ def test_binary_agreement_matches_the_consensus_formula(formula, task):
     assert bool(row["simulated"]) is True
 
 
-def test_alpha_grows_with_the_consensus_probability():
+def test_alpha_grows_with_the_consensus_probability(formula_releases):
     out = {}
-    for rho in (0.0, 0.8):
-        _, release = _release(_formula_config(rho), seed=11)
+    for rho, (_, release) in formula_releases.items():
         out[rho] = bl.rater_agreement(
             release, annotations=["binary_om", "pairwise"], n_resamples=300, rng=5
         ).to_frame()
@@ -210,7 +216,6 @@ def test_rater_participant_agreement_is_the_scorers_pooled_accuracy(paper, task)
 # the alpha computations vs the krippendorff package
 # ------------------------------------------------------------------------------------------
 def _kripp(matrix, level):
-    krippendorff = pytest.importorskip("krippendorff")
     return float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
 
 
@@ -298,7 +303,6 @@ def test_masi_matrix_equals_masi_distance():
 
 def test_cluster_bootstrap_resamples_equal_alpha_on_expanded_data(paper):
     """Each resampled alpha equals krippendorff.alpha on the units of the drawn conversations."""
-    krippendorff = pytest.importorskip("krippendorff")
     release, _ = paper
     for name, level in (
         ("pairwise", "nominal"),

@@ -83,7 +83,7 @@ def test_replicate_seed_rejects_bad_values(bad):
 # --------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def local_cluster():
-    distributed = pytest.importorskip("distributed")
+    distributed = pytest.importorskip("distributed", reason="Dask is an optional extra (dask)")
     cluster = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     )
