@@ -14,6 +14,10 @@ columns named by ``columns=`` -- then keyword-only options; results are frozen d
 * :func:`gwet_ac1` -- AC1, or AC2 with weights.
 * :func:`icc` -- the six Shrout-Fleiss / McGraw-Wong ICCs with F-based intervals.
 * :func:`kendall_w` -- Kendall's W with Friedman's test.
+
+May import: numpy, scipy, pandas, krippendorff and the shared modules (``constants``,
+``errors``, ``_rng``, ``_results``); nothing else of attunestats (it works on plain arrays and
+tables, so the baseline and independence analyses can use it).
 """
 
 from attunestats.agreement._results import ConfidenceInterval

@@ -17,6 +17,10 @@ effects, diagnosis contrasts, turn drift, predictor effects, posterior predictiv
 :mod:`.recovery` compares a fit with the truth of a simulated release.
 
 PyMC is imported only when a model is built or fitted.
+
+May import: ``attunestats.release``, ``attunestats.metrics`` and the shared modules; PyMC,
+ArviZ and nutpie only inside the functions that need them. Never ``report``, ``artifacts`` or
+``cli``.
 """
 
 from __future__ import annotations

@@ -42,6 +42,10 @@ the paper's claim (a) is, at this size, not testable in the strong sense, only t
 of *any* dependence has useful power when dependence is strong and metrics are reliable.
 Noise makes it worse: lower reliability attenuates every correlation toward 0 (disattenuation
 corrects the estimate, not the power).
+
+May import: ``attunestats.metrics``, ``attunestats.inference``, ``attunestats.agreement`` and the
+shared modules. Never ``report``, ``artifacts`` or ``cli`` (the report's heatmap is
+:func:`attunestats.report.independence.plot_independence`).
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@
   :mod:`attunestats.metrics.registry` for how to add a metric.
 - :func:`convention_sensitivity`: how much each convention moves each predictor's composite.
 - :func:`write_scores`: the tables as CSV/Parquet plus a per-predictor summary JSON.
+
+May import: ``attunestats.release`` (the Release tables it scores) and the shared modules.
+Never a statistics package, ``report``, ``artifacts`` or ``cli``.
 """
 
 from __future__ import annotations
