@@ -34,6 +34,8 @@
 # `attunestats reproduce`, which writes these tables and figures to `paper_figures/`.
 
 # %%
+import pandas as pd
+
 from attunestats.artifacts import BuildContext
 
 # %% tags=["parameters"]
@@ -75,7 +77,8 @@ table[
 for claim, rows in table.groupby("claim", sort=False):
     first = rows.iloc[0]
     needed = first["participants_needed"]
-    extra = f" (about {needed:.0f} participants would give 80% power)" if needed == needed else ""
+    extra = (f" (about {needed:.0f} participants would give 80% power)"
+             if pd.notna(needed) else "")  # fmt: skip
     print(f"({claim}) {first['verdict'].upper()}{extra}: {first['statement']}")
     print(f"    rule: {first['rule']}")
 

@@ -26,7 +26,11 @@ from attunestats.independence._matrix import (
     label_frame,
 )
 from attunestats.inference.bootstrap import confidence_interval
-from attunestats.inference.compare import CORRECTIONS, adjust_pvalues
+from attunestats.inference.compare import adjust_pvalues
+
+#: Corrections of the pairwise permutation tests (their p-values are not t statistics, so
+#: max-|t| does not apply).
+CORRECTIONS = ("holm", "bh", "none")
 
 GLOBAL_STATISTICS = ("sum_sq", "max_abs")
 _TOL = 1e-12  # ties of floating statistics in permutation counts

@@ -14,7 +14,7 @@ import pandas as pd
 from attunestats._results import ResultMixin, format_number
 from attunestats._rng import RNGLike, check_rng, seed_record
 from attunestats.independence._matrix import MetricMatrix, capability_matrix, label_frame
-from attunestats.independence.correlation import CorrelationResult, rank_correlations
+from attunestats.independence.correlation import CORRECTIONS, CorrelationResult, rank_correlations
 from attunestats.independence.latent import LatentResult, latent_correlations
 from attunestats.independence.reliability import (
     NoiseCorrectedResult,
@@ -28,7 +28,6 @@ from attunestats.independence.structure import (
     metric_concordance,
     principal_components,
 )
-from attunestats.inference.compare import CORRECTIONS
 
 VERDICTS = ("independent", "weakly related", "related", "too noisy to tell")
 BASES = ("disattenuated", "latent")

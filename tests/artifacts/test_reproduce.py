@@ -149,10 +149,10 @@ def test_only_into_an_existing_output_keeps_the_other_files_and_their_entries(
 
 def test_same_root_seed_same_bytes_other_seed_other_numbers(tmp_path, release_small_path):
     out = tmp_path / "figs"
-    only = ["leaderboard-all-metrics"]
+    only = ["leaderboard-conditional"]  # the conversation bootstrap: random, seeded
     first = build(release=release_small_path, out=out, fast=True, rng=7, only=only, progress=False)
-    assert first.used_settings == {"leaderboard-all-metrics": ("n_resamples",)}
-    csv = out / "tables" / "02_leaderboard_all_metrics.csv"
+    assert first.used_settings == {"leaderboard-conditional": ("n_resamples",)}
+    csv = out / "tables" / "02_leaderboard_conditional.csv"
     content = csv.read_text()
     build(release=release_small_path, out=out, fast=True, rng=7, only=only, progress=False)
     assert csv.read_text() == content
@@ -160,7 +160,7 @@ def test_same_root_seed_same_bytes_other_seed_other_numbers(tmp_path, release_sm
     assert csv.read_text() != content
     # a notebook's context calls the same builder with the same seed: the same table
     ctx = BuildContext(release=release_small_path, fast=True, rng=7)
-    frame = ctx.build("leaderboard-all-metrics").frame()
+    frame = ctx.build("leaderboard-conditional").frame()
     build(release=release_small_path, out=out, fast=True, rng=7, only=only, progress=False)
     written = pd.read_csv(csv, comment="#")
     pd.testing.assert_frame_equal(frame.reset_index(drop=True), written, check_dtype=False)

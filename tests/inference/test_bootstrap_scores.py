@@ -110,8 +110,17 @@ def test_unknown_metric_and_predictor_are_named(scores):
 
 
 def test_compare_models_on_scores(scores):
+    # Scores: the participant estimand by default (no resampling options)
     res = at.compare_models(scores, correction="bh", metrics=["composite_score", "avg_pairwise_accuracy"],
-                            n_resamples=300, rng=2, method="percentile")  # fmt: skip
+                            rng=2)  # fmt: skip
     assert len(res.pairs) == 2 * 6 and set(res.pairs["correction"]) == {"bh"}
+    assert set(res.pairs["estimand"]) == {"participants"}
+    with pytest.raises(TypeError, match="n_resamples"):
+        at.compare_models(scores, correction="bh", n_resamples=300)
+    # the conditional analysis is a bootstrap passed by name
+    boot = bootstrap_scores(scores, metrics=["composite_score"], n_resamples=300, rng=2,
+                            method="percentile")  # fmt: skip
+    cond = at.compare_models(boot, correction="bh")
+    assert set(cond.pairs["estimand"]) == {"these-participants"}
     assert set(res.ranks["metric"]) == {"composite_score", "avg_pairwise_accuracy"}
     assert isinstance(res.discrimination, pd.DataFrame) and len(res.discrimination) == 2

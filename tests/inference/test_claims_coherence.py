@@ -40,8 +40,15 @@ def incoherent_rows(frame) -> list[dict]:
             continue
         if says_interval != bool(r["pvalue"] < alpha):
             bad.append(r.to_dict())
-        if r["verdict"] == "supported" and not r["shown"]:
+        # "supported" needs every part shown; claim (f) needs "most models" (more than half of
+        # its preference rows) and its goal row
+        if r["verdict"] == "supported" and not r["shown"] and r["claim"] != "f":
             bad.append(r.to_dict())
+    f = frame[(frame["claim"] == "f") & (frame["verdict"] == "supported")]
+    if len(f):
+        pref = f[f["part"] == "preference"]
+        if not (pref["shown"].sum() > len(pref) / 2 and f[f["part"] == "goal"]["shown"].all()):
+            bad.append({"claim": "f", "problem": "supported without most models and the goal"})
     return bad
 
 
