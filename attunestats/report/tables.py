@@ -6,6 +6,7 @@ line in the CSV and a caption note in the LaTeX.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from attunestats._io import atomic_write_text
 from attunestats.constants import SIMULATED_LABEL
 from attunestats.metrics.conventions import round_display
 
@@ -114,12 +116,12 @@ def write_table(
     folder.mkdir(parents=True, exist_ok=True)
     csv_path = folder / f"{name}.csv"
     tex_path = folder / f"{name}.tex"
-    with csv_path.open("w", encoding="utf-8", newline="") as fh:
-        if simulated:
-            fh.write(f"# {SIMULATED_LABEL}\n")
-        df.to_csv(fh, index=False, lineterminator="\n")
-    tex_path.write_text(
-        to_latex(df, digits=digits, caption=caption, label=f"tab:{name}", simulated=simulated),
-        encoding="utf-8",
-    )
+    buf = io.StringIO()
+    if simulated:
+        buf.write(f"# {SIMULATED_LABEL}\n")
+    df.to_csv(buf, index=False, lineterminator="\n")
+    tex = to_latex(df, digits=digits, caption=caption, label=f"tab:{name}", simulated=simulated)
+    # safe writes (attunestats._io): temporary siblings, then renames; 0666 less the umask
+    atomic_write_text(csv_path, buf.getvalue())
+    atomic_write_text(tex_path, tex)
     return [csv_path, tex_path]
