@@ -44,7 +44,12 @@ def main() -> None:
         for _ in range(1 + N_REPEATS):
             start = time.perf_counter()
             boot = bootstrap_scores(
-                scores, metrics=metrics, method="bca", n_resamples=N_RESAMPLES, rng=1
+                scores,
+                unit="conversation",
+                metrics=metrics,
+                method="bca",
+                n_resamples=N_RESAMPLES,
+                rng=1,
             )
             times.append(time.perf_counter() - start)
             n_labels, n_conversations = len(boot.labels), len(boot.conversation_ids)

@@ -45,8 +45,14 @@ def main() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         boot_t, boot = _median_time(
-            lambda: bootstrap_scores(scores, metrics=metrics, method="bca", n_resamples=10_000,
-                                     rng=1)  # fmt: skip
+            lambda: bootstrap_scores(
+                scores,
+                unit="conversation",
+                metrics=metrics,
+                method="bca",
+                n_resamples=10_000,
+                rng=1,
+            )  # fmt: skip
         )
         inf_t, inf = _median_time(lambda: infer_scores(scores, metrics=metrics))
         cmp_boot_t, _ = _median_time(lambda: compare_models(boot, correction="holm", rng=1))

@@ -429,7 +429,7 @@ def bootstrap_scores(
     *,
     metrics: Sequence[str] | None = None,
     predictors: Sequence[str] | None = None,
-    unit: Unit = "conversation",
+    unit: Unit,
     strata: str | None = None,
     method: Method = "bca",
     n_resamples: int = 10_000,
@@ -447,7 +447,13 @@ def bootstrap_scores(
         composite, which are recomputed inside each resample as means of per-conversation values).
     predictors : sequence of str, optional
         Subset of predictors (default: all).
-    unit, strata : see :class:`ResamplingPlan`.
+    unit : {"conversation", "participant"}
+        Required, so that the estimand is always chosen by name: ``"conversation"`` is the
+        conditional analysis (these participants, conversations resampled); ``"participant"``
+        resamples participants (the population of participants; with few participants prefer
+        :func:`attunestats.infer_scores`, the package's default inference, whose intervals hold
+        their level, see docs/explanation/estimands.md).
+    strata : see :class:`ResamplingPlan`.
     method : {"bca", "percentile", "basic"}
     n_resamples, confidence_level, rng : as in :func:`scipy.stats.bootstrap`.
 
@@ -460,9 +466,14 @@ def bootstrap_scores(
     --------
     >>> import attunestats as at
     >>> scores = at.score(at.load_bundled_release())               # doctest: +SKIP
-    >>> boot = bootstrap_scores(scores, n_resamples=2000, rng=1)    # doctest: +SKIP
+    >>> boot = bootstrap_scores(scores, unit="conversation", n_resamples=2000, rng=1)  # doctest: +SKIP
     >>> boot.to_frame().head()                                      # doctest: +SKIP
     """
+    if unit not in UNITS:
+        raise ValueError(
+            f"unit must be one of {UNITS} (the estimand is chosen by name: 'conversation' = these "
+            f"participants, 'participant' = the population of participants); got {unit!r}"
+        )
     plan = ResamplingPlan(unit=unit, strata=strata)
     statistic, design = scores_statistic(scores, metrics=metrics, predictors=predictors)
     simulated = bool(getattr(scores, "release_info", {}).get("simulated", False))

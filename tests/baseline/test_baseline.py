@@ -618,7 +618,9 @@ def test_bad_input_is_rejected(paper):
         bl.humans_vs_models(scores)  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="correction must be one of"):
         bl.humans_vs_models(scores, correction="sidak")  # type: ignore[arg-type]
-    boot = at.bootstrap_scores(scores, metrics=["avg_pairwise_accuracy"], n_resamples=50, rng=1)
+    boot = at.bootstrap_scores(
+        scores, unit="conversation", metrics=["avg_pairwise_accuracy"], n_resamples=50, rng=1
+    )
     with pytest.raises(TypeError, match="data must be a Release"):
         bl.humans_vs_models(boot, correction="holm")
     with pytest.raises(ValueError, match="both as humans and as models"):

@@ -19,7 +19,9 @@ def scores(small_simulated_scores):
 
 @pytest.fixture(scope="module")
 def boot(scores):
-    return bootstrap_scores(scores, n_resamples=300, rng=5, method="percentile")
+    return bootstrap_scores(
+        scores, unit="conversation", n_resamples=300, rng=5, method="percentile"
+    )
 
 
 def test_estimates_equal_the_predictor_summary(scores, boot):
@@ -92,9 +94,16 @@ def test_participant_and_stratified_plans_run(scores):
         scores, metrics=["composite_score"], unit="participant", n_resamples=200, rng=1
     )
     strat = bootstrap_scores(
-        scores, metrics=["composite_score"], strata="topic", n_resamples=200, rng=1
+        scores,
+        unit="conversation",
+        metrics=["composite_score"],
+        strata="topic",
+        n_resamples=200,
+        rng=1,
     )
-    conv = bootstrap_scores(scores, metrics=["composite_score"], n_resamples=200, rng=1)
+    conv = bootstrap_scores(
+        scores, unit="conversation", metrics=["composite_score"], n_resamples=200, rng=1
+    )
     assert part.plan.unit == "participant" and strat.plan.strata == "topic"
     np.testing.assert_allclose(part.estimate, conv.estimate)
     assert part.n_units == scores.design["participant_id"].nunique()
@@ -104,9 +113,9 @@ def test_unknown_metric_and_predictor_are_named(scores):
     with pytest.raises(
         ValueError, match="not conversation-level metrics of the registry: \\['nope'\\]"
     ):
-        bootstrap_scores(scores, metrics=["nope"], n_resamples=10)
+        bootstrap_scores(scores, unit="conversation", metrics=["nope"], n_resamples=10)
     with pytest.raises(ValueError, match="unknown predictors \\['ghost'\\]"):
-        bootstrap_scores(scores, predictors=["ghost"], n_resamples=10)
+        bootstrap_scores(scores, unit="conversation", predictors=["ghost"], n_resamples=10)
 
 
 def test_compare_models_on_scores(scores):
@@ -118,7 +127,7 @@ def test_compare_models_on_scores(scores):
     with pytest.raises(TypeError, match="n_resamples"):
         at.compare_models(scores, correction="bh", n_resamples=300)
     # the conditional analysis is a bootstrap passed by name
-    boot = bootstrap_scores(scores, metrics=["composite_score"], n_resamples=300, rng=2,
+    boot = bootstrap_scores(scores, unit="conversation", metrics=["composite_score"], n_resamples=300, rng=2,
                             method="percentile")  # fmt: skip
     cond = at.compare_models(boot, correction="bh")
     assert set(cond.pairs["estimand"]) == {"these-participants"}

@@ -33,7 +33,7 @@ def bootstrap(ctx: ArtefactContext) -> Any:
 
     n_resamples = ctx.setting("n_resamples")
     key = ("bootstrap_scores", ctx.release.checksum, ctx.seed, n_resamples)
-    return ctx.memo(key, lambda: bootstrap_scores(ctx.scores, n_resamples=n_resamples,
+    return ctx.memo(key, lambda: bootstrap_scores(ctx.scores, unit="conversation", n_resamples=n_resamples,
                                                   rng=ctx.seed))  # fmt: skip
 
 
