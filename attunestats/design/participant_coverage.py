@@ -284,7 +284,15 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
         row = dict(zip(keys, key, strict=True))
         row["n_replicates"] = n_rep
         row["coverage"] = float(cov.mean())
-        row["coverage_mcse"] = float(np.sqrt(cov.mean() * (1 - cov.mean()) / len(cov)))
+        # intervals of one replicate share a release: the Monte Carlo SE comes from the spread of
+        # the per-replicate coverages (never below the binomial SE of n_replicates draws)
+        if "replicate" in sub and n_rep > 1:
+            per_rep = sub.groupby("replicate")["covered"].mean().to_numpy(dtype=float)
+            mcse = float(np.std(per_rep, ddof=1) / np.sqrt(n_rep))
+        else:
+            mcse = 0.0
+        binom = float(np.sqrt(cov.mean() * (1 - cov.mean()) / max(n_rep, 1)))
+        row["coverage_mcse"] = max(mcse, binom)
         ratios = []
         for _, grp in sub.groupby(["predictor", "predictor_b"]):
             err = (grp["estimate"] - grp["truth"]).to_numpy()
