@@ -1,4 +1,7 @@
-"""``attunestats power analytic|curve|release ...``: power and minimum detectable effects.
+"""``attunestats power analytic|curve|release|sample-size|independence ...``: power, minimum
+detectable effects and the sample size needed for a target power.
+
+``attunestats power --target-power 0.8 ...`` (no subcommand) is ``power sample-size``.
 
 The statistics live in :mod:`attunestats.design.power`; this module parses the arguments, prints
 the tables and draws the figures (:func:`attunestats.report.figures.save_figure`).
@@ -22,6 +25,12 @@ attunestats power curve     [--release DIR] --metric M (--predictors A B | --dia
                             --conversations N.. [--participants P..] [--simulations 1000]
 attunestats power release   --metric M --conversations N.. --participants P..
                             --logit-differences L.. [--scenario paper | --truth FILE]
+attunestats power [sample-size] --target-power 0.8 (--effect D --sd S [--icc R] |
+                            [--release DIR] --metric M (--predictors A B | --diagnosis G))
+                            [--design paired|between] [--per-participant M..]
+                            [--participants P..] [--figure DIR]
+attunestats power independence --target-power 0.8 --correlation R [--reliability 0.95]
+                            [--models 8 11 20 ..] [--simulations 200]
 Simulations accept --executor serial|processes|dask, --workers W, --scheduler ADDRESS.
 """
 
@@ -57,7 +66,9 @@ def _print_table(frame: pd.DataFrame, out_csv: str | None) -> None:
         print(f"*** {frame.attrs['label']} ***")
     print(frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     if out_csv:
-        frame.to_csv(out_csv, index=False)
+        from attunestats._io import atomic_write_text
+
+        atomic_write_text(out_csv, frame.to_csv(index=False), what="--out-csv")
         print(f"wrote {out_csv}")
 
 
@@ -202,6 +213,99 @@ def _cmd_release(args: Any) -> int:
     return 0
 
 
+def _cmd_sample_size(args: Any) -> int:
+    from attunestats.design.power import sample_size
+
+    model = None
+    if args.effect is None or args.sd is None:
+        if args.effect is not None or args.sd is not None:
+            raise ValueError("give both --effect and --sd (or a release with --metric)")
+        model = _model_from_args(args)
+    effect = None if args.effect is None else float(args.effect[0])
+    result = sample_size(
+        model, power=args.target_power, effect=effect, sd=args.sd, icc=args.icc,
+        design=args.design, allocation=args.allocation, cv=args.cv,
+        conversations_per_participant=args.per_participant, n_participants=args.participants,
+        alpha=args.alpha, alternative=args.alternative,
+    )  # fmt: skip
+    print(result.summary())
+    if args.out_csv:
+        from attunestats._io import atomic_write_text
+
+        atomic_write_text(args.out_csv, result.to_frame().to_csv(index=False), what="--out-csv")
+        print(f"wrote {args.out_csv}")
+    if args.figure:
+        from attunestats.report.figures import save_figure
+        from attunestats.report.power import plot_sample_size
+
+        for path in save_figure(plot_sample_size(result), "sample_size", args.figure):
+            print(f"wrote {path}")
+    return 0
+
+
+def _cmd_independence(args: Any) -> int:
+    from attunestats.design.power import independence_sample_size
+
+    result = independence_sample_size(
+        args.correlation, reliability=args.reliability, n_models=args.models,
+        n_metrics=args.metrics, power=args.target_power, alpha=args.alpha,
+        n_simulations=args.simulations, n_permutations=args.permutations, rng=args.seed,
+    )  # fmt: skip
+    print(result.summary())
+    if args.out_csv:
+        from attunestats._io import atomic_write_text
+
+        atomic_write_text(args.out_csv, result.to_frame().to_csv(index=False), what="--out-csv")
+        print(f"wrote {args.out_csv}")
+    return 0
+
+
+def _add_sample_size_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "sample-size",
+        help="participants and conversations per participant needed for a target power",
+        description=(
+            "Participants needed (for each number of conversations per participant), "
+            "conversations per participant needed (for each number of participants) and the "
+            "minimum detectable effect, for the participant-level t test: paired model "
+            "differences (P - 1 df) or a diagnosis contrast (P - 2 df). Give the contrast "
+            "(--effect, --sd, --icc) or estimate it from a release (--metric with --predictors "
+            "A B or --diagnosis G; default release: the bundled simulated one)."
+        ),
+    )
+    p.add_argument("--target-power", type=float, default=0.8)
+    p.add_argument("--release", default=None, help="release folder (default: bundled, simulated)")
+    p.add_argument("--metric", default=None)
+    p.add_argument("--predictors", nargs=2, default=None, metavar=("A", "B"))
+    p.add_argument("--diagnosis", default=None)
+    p.add_argument("--reference", default="none")
+    p.add_argument("--predictor", default=None, help="predictor for a diagnosis contrast")
+    p.add_argument("--topic", default=None, help=argparse.SUPPRESS)
+    _add_model_args(p, required=False)
+    p.add_argument("--per-participant", type=int, nargs="+", default=[6, 12, 18, 24, 36],
+                   metavar="M", help="conversations per participant to solve participants for")  # fmt: skip
+    p.add_argument("--participants", type=int, nargs="+", default=[6, 11, 20, 40], metavar="P",
+                   help="participants to solve conversations per participant for")  # fmt: skip
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--alternative", choices=("two-sided", "greater"), default="two-sided")
+    p.add_argument("--figure", default=None, help="write sample_size.{png,pdf} to this folder")
+    p.add_argument("--out-csv", default=None)
+
+    p = sub.add_parser("independence",
+                       help="models needed for the global independence test (simulated)")  # fmt: skip
+    p.add_argument("--target-power", type=float, default=0.8)
+    p.add_argument("--correlation", type=float, required=True,
+                   help="true correlation between every pair of skills")  # fmt: skip
+    p.add_argument("--reliability", type=float, default=0.95)
+    p.add_argument("--models", type=int, nargs="+", default=[8, 11, 15, 20, 30, 50])
+    p.add_argument("--metrics", type=int, default=5)
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--simulations", type=int, default=200)
+    p.add_argument("--permutations", type=int, default=199)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out-csv", default=None)
+
+
 def power_command(argv: Sequence[str]) -> int:
     """``attunestats power analytic|curve|release ...``; returns the exit code.
 
@@ -209,6 +313,9 @@ def power_command(argv: Sequence[str]) -> int:
     ``curve``: simulated power (and MDE) of a clustered contrast, fitted from a release
     (default: the bundled simulated release) or specified, with a figure (``--figure DIR``).
     ``release``: size/power of the paired bootstrap comparison on full simulated releases.
+    ``sample-size``: participants and conversations per participant needed for a target power
+    (``attunestats power --target-power 0.8 ...`` without a subcommand means this one).
+    ``independence``: models needed for the global independence test (simulated).
     """
     from attunestats.design.power import TESTS
 
@@ -267,8 +374,18 @@ def power_command(argv: Sequence[str]) -> int:
     _add_test_args(p)
     add_executor_arguments(p)
 
-    args = parser.parse_args(list(argv))
+    _add_sample_size_parser(sub)
+
+    argv = list(argv)
+    if (argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help")
+            and any(a.split("=")[0] == "--target-power" for a in argv)):  # fmt: skip
+        argv = ["sample-size", *argv]
+    args = parser.parse_args(argv)
     try:
+        if args.action == "sample-size":
+            return _cmd_sample_size(args)
+        if args.action == "independence":
+            return _cmd_independence(args)
         if args.action == "analytic":
             return _cmd_analytic(args)
         if args.action == "curve":

@@ -1,7 +1,8 @@
-"""Figure of simulated power curves (:mod:`attunestats.design.power`)."""
+"""Figures of :mod:`attunestats.design.power`: simulated power curves, required sample sizes."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -10,7 +11,9 @@ import pandas as pd
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["plot_power_curves"]
+    from attunestats.design.power import SampleSizeResult
+
+__all__ = ["plot_power_curves", "plot_sample_size"]
 
 
 def plot_power_curves(
@@ -83,3 +86,77 @@ def plot_power_curves(
         fig.suptitle(title + (f"; {label}" if label else ""), fontsize=7)
         fig.tight_layout()
     return mark_simulated(fig, simulated)
+
+
+def plot_sample_size(
+    result: SampleSizeResult,
+    *,
+    n_participants: Sequence[int] | None = None,
+    conversations_per_participant: Sequence[int] | None = None,
+) -> Figure:
+    """Power against the number of participants and against conversations per participant.
+
+    ``result`` is a :class:`~attunestats.design.power.SampleSizeResult`
+    (:func:`~attunestats.design.power.sample_size`). Left: power against participants, one line
+    per number of conversations each; right: power against conversations per participant, one
+    line per number of participants, with the cap of infinitely many conversations dashed. A
+    dotted line marks the target power; the participants needed are marked on the left panel.
+    Grids default to 2-60 participants and 1-60 conversations each; the lines are the
+    noncentral ``t`` power of :meth:`SampleSizeResult.power_grid`.
+    """
+    import matplotlib.pyplot as plt
+
+    from attunestats.report.figures import PAGE_WIDTH, mark_simulated, style
+
+    frame = result.to_frame()
+    ms = sorted({int(m) for m in frame.loc[frame["solve_for"] == "participants",
+                                            "conversations_per_participant"]})  # fmt: skip
+    ps = sorted({int(p) for p in frame.loc[frame["solve_for"] == "conversations",
+                                            "n_participants"]})  # fmt: skip
+    low = 3 if result.design == "between" else 2
+    p_grid = list(n_participants) if n_participants is not None else list(range(low, 61))
+    m_grid = (list(conversations_per_participant) if conversations_per_participant is not None
+              else list(range(1, 61)))  # fmt: skip
+    needed = frame[frame["solve_for"] == "participants"].set_index("conversations_per_participant")
+    p_grid = sorted(set(p_grid) | {int(p) for p in needed["n_participants"] if p <= max(p_grid)})
+    left = result.power_grid(p_grid, ms or [18])
+    right = result.power_grid(ps or [11], m_grid)
+    caps = frame[frame["solve_for"] == "conversations"].set_index("n_participants")["max_power"]
+    with style():
+        fig, axes = plt.subplots(1, 2, figsize=(PAGE_WIDTH, 2.6))
+        cmap = plt.get_cmap("viridis")
+        for i, m in enumerate(ms or [18]):
+            sub = left[left["conversations_per_participant"] == m]
+            colour = cmap(i / max(1, len(ms) - 1) * 0.85)
+            axes[0].plot(sub["n_participants"], sub["power"], "-", lw=1, color=colour,
+                         label=f"{m} conversations each")  # fmt: skip
+            if m in needed.index:
+                p_need = int(needed.loc[m, "n_participants"])
+                if p_need <= max(p_grid):
+                    axes[0].plot([p_need], [float(sub.loc[sub["n_participants"] == p_need,
+                                                          "power"].iloc[0])],
+                                 "o", ms=3, color=colour)  # fmt: skip
+        for i, p in enumerate(ps or [11]):
+            sub = right[right["n_participants"] == p]
+            colour = cmap(i / max(1, len(ps) - 1) * 0.85)
+            axes[1].plot(sub["conversations_per_participant"], sub["power"], "-", lw=1,
+                         color=colour, label=f"{p} participants")  # fmt: skip
+            if p in caps.index and result.icc > 0:
+                axes[1].axhline(float(caps.loc[p]), ls="--", lw=0.7, color=colour)
+        for ax, xname in zip(axes, ("number of participants", "conversations per participant"),
+                             strict=True):  # fmt: skip
+            ax.axhline(result.target_power, ls=":", lw=0.8, color="0.4")
+            ax.set_ylim(0, 1.02)
+            ax.set_xlabel(xname)
+            ax.set_ylabel("power")
+        axes[0].legend(fontsize=6, frameon=False, loc="lower right")
+        axes[1].legend(fontsize=6, frameon=False, loc="center right")
+        what = result.label or result.design
+        fig.suptitle(
+            f"power of the participant-level t test: {what}, effect {result.effect:.3g}, "
+            f"sd {result.sd:.3g}, ICC {result.icc:.2g}; dots: participants needed; dashed: cap "
+            "with unlimited conversations",
+            fontsize=6.5,
+        )
+        fig.tight_layout()
+    return mark_simulated(fig, result.simulated)

@@ -1,4 +1,12 @@
-"""Power and minimum detectable effects for model comparisons, diagnosis/topic contrasts, independence.
+"""Power, minimum detectable effects and required sample sizes for model comparisons,
+diagnosis/topic contrasts and the independence test.
+
+*How many participants, and how many conversations each, for 80% power?*
+:func:`sample_size` (and :func:`required_participants`, :func:`required_conversations`,
+:func:`minimum_detectable_effect`) solve it for the participant-level ``t`` test that the package
+uses by default (paired model differences, ``P - 1`` df; diagnosis contrasts, ``P - 2`` df);
+:func:`independence_sample_size` simulates the number of models the independence test needs.
+See :mod:`attunestats.design.power.required`; ``attunestats power --target-power 0.8 ...``.
 
 Methodologists extending the benchmark ask how many conversations or participants they need to
 separate two models, detect a diagnosis or topic effect, or confirm independence of capabilities.
@@ -77,9 +85,15 @@ What lives here
 - :mod:`~attunestats.design.power.release`: :func:`release_power` (and its study setup and
   replicate);
 - :mod:`~attunestats.design.power.independence`: :func:`independence_power_curve`,
-  :func:`fit_independence_noise`, :func:`reliability_at`.
+  :func:`fit_independence_noise`, :func:`reliability_at`;
+- :mod:`~attunestats.design.power.required`: :func:`sample_size`,
+  :func:`required_participants`, :func:`required_conversations`,
+  :func:`minimum_detectable_effect`, :func:`sample_size_power`, :class:`SampleSizeResult`,
+  :func:`independence_sample_size`.
 
-The figure of power curves is :func:`attunestats.report.power.plot_power_curves`.
+The figures are :func:`attunestats.report.power.plot_power_curves` (simulated power curves) and
+:func:`attunestats.report.power.plot_sample_size` (power against participants and against
+conversations per participant, with the target).
 
 May import: ``attunestats.release``, ``attunestats.metrics``, ``attunestats.inference``,
 ``attunestats.independence`` and the runner of :mod:`attunestats.design.studies` (which never
@@ -106,13 +120,25 @@ from attunestats.design.power.release import (
     release_power_replicate,
     release_power_setup,
 )
+from attunestats.design.power.required import (
+    IndependenceSampleSize,
+    SampleSizeResult,
+    independence_sample_size,
+    minimum_detectable_effect,
+    required_conversations,
+    required_participants,
+    sample_size,
+    sample_size_power,
+)
 
 __all__ = [
     "ALTERNATIVES",
     "DESIGNS",
     "TESTS",
     "ContrastModel",
+    "IndependenceSampleSize",
     "PowerResult",
+    "SampleSizeResult",
     "analytic_mde",
     "analytic_power",
     "design_effect",
@@ -120,12 +146,18 @@ __all__ = [
     "fit_contrast_values",
     "fit_independence_noise",
     "independence_power_curve",
+    "independence_sample_size",
     "independence_power_replicate",
+    "minimum_detectable_effect",
     "power_curve",
     "power_curve_replicate",
     "release_power",
     "release_power_replicate",
     "release_power_setup",
     "reliability_at",
+    "required_conversations",
+    "required_participants",
+    "sample_size",
+    "sample_size_power",
     "summarise_power",
 ]
