@@ -13,6 +13,14 @@ below is kept) that inherits :class:`ResultMixin` and provides:
 ``__repr__``
     One short line: the class, the number of rows, the estimand and the method.
 
+``summary()`` shows intervals as ``[lo, hi]`` in one column (``ci_low``/``ci_high`` and every
+``<name>_low``/``<name>_high`` pair, e.g. the effect sizes of :func:`attunestats.compare_models`),
+a result with one to three rows as a vertical list of every field (so one comparison,
+``cmp.summary(pair=("a", "b"), metric="composite_score")``, reads like a test report), and
+accepts keyword filters on the columns of ``to_frame()`` (``res.summary(metric="composite_score")``).
+The header names the estimand, the method, the units (participants, conversations), the scoring
+conventions when the result records them, and ``SIMULATED DATA`` for simulated releases.
+
 Subclasses describe themselves by overriding :meth:`ResultMixin._summary_parts` (or only the
 class attributes ``_title`` and ``_summary_columns``); the estimand, method and simulated flag
 are read from attributes of those names when they exist.
@@ -31,6 +39,13 @@ import pandas as pd
 from attunestats.constants import SIMULATED_LABEL
 
 _WIDTH = 96
+#: results with at most this many rows and more than _VERTICAL_COLUMNS columns print vertically
+_VERTICAL_ROWS = 3
+_VERTICAL_COLUMNS = 8
+#: columns of to_frame() that describe the settings rather than an estimate: shown in the
+#: header when constant, not as table columns
+_SETTING_COLUMNS = ("method", "estimand", "confidence_level", "simulated", "correction", "family",
+                    "interval", "unit", "n_units", "alternative", "alpha")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -42,6 +57,8 @@ class Summary:
     table: pd.DataFrame = field(default_factory=pd.DataFrame)
     notes: Sequence[str] = ()
     simulated: bool = False
+    #: confidence level of the ``ci_low``/``ci_high`` columns (names the merged interval column)
+    confidence_level: float | None = None
 
     def as_text(self) -> str:
         """The summary as plain text (fixed-width table)."""
@@ -57,7 +74,11 @@ class Summary:
             lines.extend(_wrap(f"{key + ':':<18}{value}", indent=18))
         if not self.table.empty:
             lines.append("-" * _WIDTH)
-            lines.append(_format_table(self.table))
+            table = merge_intervals(self.table, confidence_level=self.confidence_level)
+            if len(table) <= _VERTICAL_ROWS and table.shape[1] > _VERTICAL_COLUMNS:
+                lines.append(_format_vertical(table))
+            else:
+                lines.append(_format_table(table))
         lines.append(rule)
         if self.simulated:
             lines.extend(_wrap(f"{SIMULATED_LABEL}.", indent=0))
@@ -105,6 +126,73 @@ def format_number(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
+def format_interval(low: Any, high: Any, digits: int = 4) -> str:
+    """``[lo, hi]`` for display (``-`` when both ends are missing)."""
+    lo, hi = format_number(low, digits), format_number(high, digits)
+    if lo in ("", "-") and hi in ("", "-"):
+        return "-"
+    return f"[{lo}, {hi}]"
+
+
+def _interval_pairs(columns: Sequence[str]) -> list[tuple[str, str, str]]:
+    """(low, high, label) column pairs: ci_low/ci_high and <x>_low/<x>_high (or _ci_low)."""
+    cols = list(columns)
+    out = []
+    for low in cols:
+        for suffix_lo, suffix_hi in (("ci_low", "ci_high"), ("_low", "_high"),
+                                     ("_ci_low", "_ci_high"), ("_lo", "_hi")):  # fmt: skip
+            if low.endswith(suffix_lo):
+                high = low[: len(low) - len(suffix_lo)] + suffix_hi
+                if high in cols:
+                    stem = low[: len(low) - len(suffix_lo)].rstrip("_")
+                    out.append((low, high, stem))
+                    break
+    return out
+
+
+def merge_intervals(frame: pd.DataFrame, *, confidence_level: float | None = None) -> pd.DataFrame:
+    """Display copy of ``frame`` with each interval's two columns merged into one ``[lo, hi]``.
+
+    ``ci_low``/``ci_high`` become a column named ``95% CI`` (from ``confidence_level``, else
+    ``CI``), placed where ``ci_low`` was; ``<name>_low``/``<name>_high`` become ``<name> CI``.
+    Values are rounded for display only (the result keeps full precision).
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"estimate": [0.5], "ci_low": [0.41], "ci_high": [0.6]})
+    >>> merge_intervals(f, confidence_level=0.95).columns.tolist()
+    ['estimate', '95% CI']
+    >>> merge_intervals(f)["CI"].iloc[0]
+    '[0.4100, 0.6000]'
+    """
+    pairs = _interval_pairs(frame.columns)
+    if not pairs:
+        return frame
+    out = frame.copy()
+    for low, high, stem in pairs:
+        if stem:
+            name = f"{stem} CI"
+        elif confidence_level is not None:
+            name = f"{100 * float(confidence_level):g}% CI"
+        else:
+            name = "CI"
+        merged = [format_interval(a, b) for a, b in zip(out[low], out[high], strict=True)]
+        position = list(out.columns).index(low)
+        out = out.drop(columns=[low, high])
+        out.insert(min(position, len(out.columns)), name, merged)
+    return out
+
+
+def _format_vertical(frame: pd.DataFrame) -> str:
+    """One block per row: ``field  value`` lines (for one to three rows with many fields)."""
+    blocks = []
+    width = max(len(str(c)) for c in frame.columns) + 2
+    for _, row in frame.iterrows():
+        lines = [f"{str(c):<{width}}{format_number(v)}" for c, v in row.items()]
+        blocks.append("\n".join(lines))
+    return ("\n" + "-" * _WIDTH + "\n").join(blocks)
+
+
 def _format_table(frame: pd.DataFrame, *, max_rows: int = 60) -> str:
     shown = frame.head(max_rows)
     text = shown.to_string(
@@ -135,15 +223,39 @@ class ResultMixin:
     def _simulated(self) -> bool:
         return bool(getattr(self, "simulated", False))
 
+    def _confidence_level(self) -> float | None:
+        level = getattr(self, "confidence_level", None)
+        if isinstance(level, float | int) and not isinstance(level, bool):
+            return float(level)
+        return None
+
+    def _conventions(self) -> str:
+        """The scoring conventions the result records (``scoring_options``, ``options``)."""
+        found: Any = None
+        for attr in ("scoring_options", "options", "conventions"):
+            value = getattr(self, attr, None)
+            if value is not None and (hasattr(value, "to_dict") or isinstance(value, Mapping)):
+                found = value
+                break
+        if found is None:
+            for attr in ("labels", "table"):
+                frame = getattr(self, attr, None)
+                if isinstance(frame, pd.DataFrame) and "scoring_options" in frame.attrs:
+                    found = frame.attrs["scoring_options"]
+                    break
+        if found is None:
+            return ""
+        return describe_conventions(found)
+
     def _summary_meta(self) -> dict[str, str]:
         meta: dict[str, str] = {}
         if self._estimand():
             meta["Estimand"] = self._estimand()
         if self._method():
             meta["Method"] = self._method()
-        level = getattr(self, "confidence_level", None)
-        if isinstance(level, float | int) and not isinstance(level, bool):
-            meta["Confidence level"] = f"{float(level):g}"
+        level = self._confidence_level()
+        if level is not None:
+            meta["Confidence level"] = f"{level:g}"
         for attr, label in (
             ("n_resamples", "Resamples"),
             ("correction", "Correction"),
@@ -152,7 +264,35 @@ class ResultMixin:
             value = getattr(self, attr, None)
             if value is not None and value != "":
                 meta[label] = str(value)
+        units = self._units()
+        if units:
+            meta["Units"] = units
+        conventions = self._conventions()
+        if conventions:
+            meta["Conventions"] = conventions
         return meta
+
+    def _units(self) -> str:
+        """Numbers of units from attributes or constant columns (participants, conversations)."""
+        parts = []
+        try:
+            frame = self.to_frame()
+        except Exception:  # the header must not fail because of the table
+            frame = pd.DataFrame()
+        for name in ("n_participants", "n_conversations", "n_units"):
+            value = getattr(self, name, None)
+            if value is None and name in frame.columns and frame[name].nunique() == 1:
+                value = frame[name].iloc[0]
+            if isinstance(value, int | np.integer) and not isinstance(value, bool):
+                word = name[2:]
+                if name == "n_units":
+                    unit = getattr(self, "unit", None)
+                    if unit is None and "unit" in frame.columns and frame["unit"].nunique() == 1:
+                        unit = frame["unit"].iloc[0]
+                    word = str(unit) if unit else "units"
+                if int(value) >= 0:
+                    parts.append(f"{int(value)} {word}")
+        return ", ".join(parts)
 
     def _summary_notes(self) -> list[str]:
         return []
@@ -160,7 +300,9 @@ class ResultMixin:
     def _summary_parts(self) -> tuple[str, dict[str, str], pd.DataFrame, list[str]]:
         frame = self.to_frame()
         if self._summary_columns:
-            frame = frame[[c for c in self._summary_columns if c in frame.columns]]
+            frame = _with_interval_columns(frame, self._summary_columns)
+        else:
+            frame = _drop_settings(frame)
         return (
             self._title or type(self).__name__,
             self._summary_meta(),
@@ -169,11 +311,47 @@ class ResultMixin:
         )
 
     # -- protocol -------------------------------------------------------------------------------
-    def summary(self) -> Summary:
-        """Plain-text table: estimate, interval, p, method, estimand, units, simulated flag."""
+    def summary(self, *, pair: tuple[str, str] | None = None, **where: Any) -> Summary:
+        """Plain-text table: estimate, interval, p, method, estimand, units, simulated flag.
+
+        Parameters
+        ----------
+        pair : (str, str), optional
+            For results with a ``pair(a, b, metric)`` method (:class:`~attunestats.inference.
+            compare.ComparisonResult`): only the comparison ``a - b``, every field shown
+            (difference, interval, p-values, effect sizes with intervals, df, method).
+        **where
+            Keep only the rows whose columns equal these values (a value may be a list), e.g.
+            ``summary(metric="composite_score")`` or ``summary(predictor=["a", "b"])``.
+
+        Examples
+        --------
+        >>> import attunestats as at
+        >>> cmp = at.compare_models(scores, correction="maxt")          # doctest: +SKIP
+        >>> print(cmp.summary(pair=("sim-model-01", "sim-model-02"),
+        ...                   metric="composite_score"))                # doctest: +SKIP
+        """
         title, meta, table, notes = self._summary_parts()
+        if pair is not None:
+            if not hasattr(self, "pair"):
+                raise TypeError(f"{type(self).__name__} has no pair(); summary(pair=...) needs one")
+            a, b = pair
+            metric = where.pop("metric", None)
+            table = _drop_settings(self.pair(a, b, metric=metric))  # type: ignore[attr-defined]
+            title = f"{title}: {a} - {b}" + (f" on {metric}" if metric else "")
+        if where:
+            table = _select(table if pair is not None else self.to_frame(), where)
+            if pair is None and self._summary_columns:
+                table = _with_interval_columns(table, self._summary_columns)
+            elif pair is None:
+                table = _drop_settings(table)
         return Summary(title=title, meta=meta, table=table, notes=tuple(notes),
-                       simulated=self._simulated())  # fmt: skip
+                       simulated=self._simulated(),
+                       confidence_level=self._confidence_level())  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """Notebooks show the summary."""
+        return self.summary()._repr_html_()
 
     def __repr__(self) -> str:
         try:
@@ -188,6 +366,56 @@ class ResultMixin:
         if self._simulated():
             parts.append("SIMULATED")
         return f"<{type(self).__name__}: {'; '.join(parts)}>"
+
+
+def describe_conventions(options: Any) -> str:
+    """The scoring conventions in words: "spec defaults" or the ones that differ."""
+    values = options.to_dict() if hasattr(options, "to_dict") else dict(options)
+    try:
+        from attunestats.metrics.conventions import CONVENTIONS
+    except ImportError:  # pragma: no cover - metrics is part of the package
+        CONVENTIONS = {}
+    changed = [
+        f"{name}={value}"
+        for name, value in values.items()
+        if name in CONVENTIONS and str(value) != str(CONVENTIONS[name].default)
+    ]
+    return "spec defaults" if not changed else "non-default: " + ", ".join(changed)
+
+
+def _select(frame: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
+    keep = np.ones(len(frame), dtype=bool)
+    for column, value in where.items():
+        if column not in frame.columns:
+            raise KeyError(
+                f"summary() filter {column!r} is not a column; have {list(frame.columns)}"
+            )
+        values = list(value) if isinstance(value, list | tuple | set) else [value]
+        keep &= frame[column].isin(values).to_numpy()
+    out = frame[keep].reset_index(drop=True)
+    if out.empty:
+        raise KeyError(f"no rows with {dict(where)!r}")
+    return out
+
+
+def _with_interval_columns(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """The listed columns, each followed by its interval columns when the frame has them."""
+    chosen: list[str] = []
+    for c in columns:
+        if c in frame.columns and c not in chosen:
+            chosen.append(c)
+            for low, high in ((f"{c}_low", f"{c}_high"), (f"{c}_ci_low", f"{c}_ci_high")):
+                if low in frame.columns and high in frame.columns and low not in columns:
+                    chosen.extend([low, high])
+    return frame[chosen]
+
+
+def _drop_settings(frame: pd.DataFrame) -> pd.DataFrame:
+    """Drop setting columns that are constant (the header states them)."""
+    drop = [
+        c for c in _SETTING_COLUMNS if c in frame.columns and frame[c].nunique(dropna=False) <= 1
+    ]
+    return frame.drop(columns=drop)
 
 
 def _shorten(text: str, width: int = 60) -> str:

@@ -1,0 +1,107 @@
+"""The result protocol of attunestats/_results.py: every public result explains itself.
+
+Checked: every ResultMixin subclass is a frozen dataclass with repr=False and its own
+to_frame(); summary() merges intervals into [lo, hi] exactly as to_frame() has them, shows one
+comparison as a vertical test report (difference, interval, p-values, effect sizes with their
+intervals, method, estimand, SIMULATED), filters rows by column values, and a short repr.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+
+import pandas as pd
+import pytest
+
+import attunestats
+from attunestats._results import ResultMixin, format_interval, format_number, merge_intervals
+
+
+def _all_result_classes() -> list[type]:
+    for info in pkgutil.walk_packages(attunestats.__path__, "attunestats."):
+        if ".cli" in info.name or info.name.endswith("__main__"):
+            continue
+        importlib.import_module(info.name)
+    seen, stack = [], list(ResultMixin.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        if cls not in seen:
+            seen.append(cls)
+            stack.extend(cls.__subclasses__())
+    return seen
+
+
+def test_every_result_class_follows_the_protocol():
+    classes = _all_result_classes()
+    assert len(classes) >= 20  # the package's results, not an empty walk
+    for cls in classes:
+        assert dataclasses.is_dataclass(cls), cls
+        params = cls.__dataclass_params__
+        assert params.frozen, f"{cls.__name__} is not frozen"
+        assert not params.repr, f"{cls.__name__} must declare repr=False (the short repr)"
+        assert cls.to_frame is not ResultMixin.to_frame, f"{cls.__name__} lacks to_frame()"
+
+
+def test_merge_intervals_keeps_the_numbers():
+    frame = pd.DataFrame(
+        {
+            "estimate": [0.5, 1.25],
+            "ci_low": [0.41, -0.00001],
+            "ci_high": [0.6, 2.0],
+            "effect": [1.0, 2.0],
+            "effect_low": [0.5, float("nan")],
+            "effect_high": [1.5, float("nan")],
+        }
+    )
+    shown = merge_intervals(frame, confidence_level=0.9)
+    assert shown.columns.tolist() == ["estimate", "90% CI", "effect", "effect CI"]
+    assert shown["90% CI"].tolist() == ["[0.4100, 0.6000]", "[-1.00e-05, 2.0000]"]
+    assert shown["effect CI"].tolist() == ["[0.5000, 1.5000]", "-"]
+    assert frame.shape == (2, 6)  # the input is untouched
+    assert format_interval(0.1, 0.2, digits=2) == "[0.10, 0.20]"
+    assert format_number(3e-7) == "3.00e-07"
+
+
+@pytest.fixture(scope="module")
+def comparison(small_simulated_scores):
+    res = attunestats.infer_scores(small_simulated_scores)
+    return attunestats.compare_models(res, correction="holm")
+
+
+def test_summary_of_one_comparison_reads_like_a_test_report(comparison):
+    row = comparison.to_frame().iloc[0]
+    a, b, metric = row["predictor_a"], row["predictor_b"], row["metric"]
+    text = str(comparison.summary(pair=(a, b), metric=metric))
+    one = comparison.pair(a, b, metric=metric).iloc[0]
+    assert f"{a} - {b} on {metric}" in text
+    lines = {ln.split("  ")[0].strip(): ln for ln in text.splitlines()}
+    assert format_interval(one["ci_low"], one["ci_high"]) in lines["95% CI"]
+    assert format_number(one["pvalue_adjusted"]) in lines["pvalue_adjusted"]
+    assert format_number(one["difference"]) in lines["difference"]
+    for field in ("composite_points", "standardized_effect CI", "standard_error", "df"):
+        assert field in lines, field
+    flat = " ".join(text.split())
+    for word in ("Estimand:", "population of participants", "Method:", "participant jackknife",
+                 "Correction: holm", "SIMULATED DATA"):  # fmt: skip
+        assert word in flat, word
+    # the reverse order flips the sign, as pair() does
+    back = str(comparison.summary(pair=(b, a), metric=metric))
+    assert format_number(-one["difference"]) in back
+
+
+def test_summary_filters_and_repr(comparison):
+    metric = comparison.to_frame()["metric"].iloc[0]
+    text = str(comparison.summary(metric=metric))
+    others = set(comparison.to_frame()["metric"]) - {metric}
+    body = text.split("-" * 96)[1]
+    assert metric in body and not any(f" {m} " in body for m in others)
+    with pytest.raises(KeyError, match="not a column"):
+        comparison.summary(nonsense=1)
+    with pytest.raises(TypeError, match="has no pair"):
+        comparison.source.summary(pair=("a", "b"))
+    short = repr(comparison)
+    assert short.startswith("<ComparisonResult:") and "\n" not in short and len(short) < 300
+    assert "SIMULATED" in short
+    assert comparison._repr_html_().startswith("<pre>")
