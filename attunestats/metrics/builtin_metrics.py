@@ -527,5 +527,87 @@ _spec(
     "(0 if < 2 rows or SD 0)", aggregation="derived",
 )  # fmt: skip
 
+#: Display name of every built-in metric (tables, figures, docs); the ``avg_`` conversation
+#: counterpart of a turn metric shows the turn metric's name. Generated for the pooled metrics.
+DISPLAY_NAMES: Mapping[str, str] = MappingProxyType({
+    'emotion_hit_rate': 'Emotion hit rate',
+    'emotion_precision': 'Emotion precision',
+    'emotion_recall': 'Emotion recall',
+    'emotion_f1': 'Emotion F1',
+    'emotion_f1_intensity': 'Emotion F1 x intensity',
+    'emotion_intensity_mae': 'Emotion intensity MAE',
+    'emotion_va_score': 'Valence-arousal score',
+    'emotion_va_intensity_score': 'Valence-arousal-intensity score',
+    'binary_om_accuracy': 'Behaviour accuracy (OM)',
+    'binary_human_accuracy': 'HP prediction accuracy',
+    'binary_om_accuracy_hp': 'Behaviour accuracy (OM, HP wording)',
+    'binary_human_accuracy_hp': 'HP prediction accuracy (HP wording)',
+    'pairwise_accuracy': 'Pairwise accuracy',
+    'pairwise_kendall_tau': 'Pairwise Kendall tau',
+    'response_similarity': 'Response similarity',
+    'response_similarity_original': 'Response similarity (original)',
+    'response_similarity_llm_improved': 'Response similarity (model-improved)',
+    'response_similarity_human_edited': 'Response similarity (human-edited)',
+    'response_preference_alignment': 'Response preference alignment',
+    'draft_judge_score': 'Draft judge score',
+    'draft_binary_alignment': 'Draft behaviour alignment',
+    'avg_emotion_hit_rate_tagged_only': 'Emotion hit rate (tagged turns)',
+    'hp_perspective_gap': 'HP perspective gap',
+    'hp_perspective_alignment': 'HP perspective alignment',
+    'hp_perspective_gap_mcc': 'HP perspective gap (MCC)',
+    'hp_perspective_alignment_mcc': 'HP perspective alignment (MCC)',
+    'panas_mae': 'PANAS MAE',
+    'panas_normalized': 'PANAS (normalized)',
+    'panas_pa_mae': 'PANAS PA MAE',
+    'panas_na_mae': 'PANAS NA MAE',
+    'panas_pa_normalized': 'PANAS PA (normalized)',
+    'panas_na_normalized': 'PANAS NA (normalized)',
+    'panas_pa_baseline_adjusted': 'PANAS PA (baseline-adjusted)',
+    'panas_na_baseline_adjusted': 'PANAS NA (baseline-adjusted)',
+    'panas_baseline_adjusted': 'PANAS (baseline-adjusted)',
+    'panas_item_mae': 'PANAS item MAE',
+    'panas_item_normalized': 'PANAS items (normalized)',
+    'panas_item_baseline_adjusted': 'PANAS items (baseline-adjusted)',
+    'panas_score': 'PANAS score',
+    'q1_looking_for_score': 'Q1 goals F1',
+    'q2_emotion_clarity_match': 'Q2 emotion clarity',
+    'q3_model_fit_match': 'Q3 model fit',
+    'q3_model_fit_ordinal_distance': 'Q3 model fit distance',
+    'q3_follow_up_score': 'Q3 follow-up F1',
+    'conversation_wide_questions_score': 'Conversation questions',
+    'four_branch_mae': 'Four-branch MAE',
+    'four_branch_normalized': 'Four-branch (normalized)',
+    'four_branch_error_perceiving': 'Four-branch error: perceiving',
+    'four_branch_error_facilitating': 'Four-branch error: facilitating',
+    'four_branch_error_understanding': 'Four-branch error: understanding',
+    'four_branch_error_managing': 'Four-branch error: managing',
+    'emotion_tracking': 'Emotion tracking',
+    'evaluation_quality': 'Evaluation quality',
+    'holistic_comprehension': 'Holistic comprehension',
+    'turn_level_average': 'Turn-level average',
+    'conversation_wide_average': 'Conversation-wide average',
+    'composite_score': 'Composite score',
+    'equal_weight_composite': 'Equal-weight composite',
+    'composite_z': 'Composite z-score',
+    **{
+        f"pooled_binary_{task}_{stat}": f"{task_name} {stat_name} (pooled)"
+        for task, task_name in (
+            ('om', 'Behaviour (OM)'),
+            ('human', 'HP prediction'),
+            ('om_hp', 'Behaviour (OM, HP wording)'),
+            ('human_hp', 'HP prediction (HP wording)'),
+        )
+        for stat, stat_name in (
+            ('accuracy', 'accuracy'),
+            ('precision', 'precision'),
+            ('recall', 'recall'),
+            ('f1', 'F1'),
+            ('mcc', 'MCC'),
+        )
+    },
+})  # fmt: skip
+
 #: Keyword arguments of the ``MetricSpec`` of every built-in metric, in registration order.
-BUILTIN_SPECS: tuple[Mapping[str, Any], ...] = tuple(MappingProxyType(s) for s in _SPECS)
+BUILTIN_SPECS: tuple[Mapping[str, Any], ...] = tuple(
+    MappingProxyType({**s, "display_name": DISPLAY_NAMES[s["name"]]}) for s in _SPECS
+)

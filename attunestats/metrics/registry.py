@@ -159,6 +159,9 @@ class MetricSpec:
         Whether the metric is an input of the composite score.
     source : str or None
         For ``avg_`` metrics: the turn metric averaged.
+    display_name : str
+        Name shown in tables, figures and the docs (e.g. "Emotion F1", "Pairwise accuracy");
+        empty: derived from ``name`` (:func:`display_name`).
     compute : callable or None
         ``compute(MetricContext) -> array`` for custom metrics; ``None`` for built-ins and pooled.
     """
@@ -177,6 +180,12 @@ class MetricSpec:
     in_composite: bool = False
     source: str | None = None
     compute: Callable[[MetricContext], Any] | None = field(default=None, compare=False, repr=False)
+    display_name: str = ""
+
+    @property
+    def label(self) -> str:
+        """The display name (``display_name``, or one derived from ``name``)."""
+        return self.display_name or _humanize(self.name)
 
     @property
     def builtin(self) -> bool:
@@ -199,8 +208,32 @@ class MetricSpec:
             "nullable": self.nullable,
             "in_composite": self.in_composite,
             "source": self.source,
+            "display_name": self.label,
             "description": self.description,
         }
+
+
+def _humanize(name: str) -> str:
+    """``avg_my_metric`` -> "My metric" (for metrics registered without a display name)."""
+    words = name.removeprefix("avg_").replace("_", " ").strip()
+    return words[:1].upper() + words[1:] if words else name
+
+
+def display_name(metric: str) -> str:
+    """The display name of a metric, from its registry entry (one place for every table).
+
+    Registered metrics use :attr:`MetricSpec.label`; an unregistered name is humanised
+    (underscores to spaces, first letter capitalised) so tables never fail on it.
+
+    Examples
+    --------
+    >>> display_name("avg_emotion_f1"), display_name("avg_pairwise_accuracy")
+    ('Emotion F1', 'Pairwise accuracy')
+    >>> display_name("my_new_metric")
+    'My new metric'
+    """
+    spec = _REGISTRY.get(metric)
+    return spec.label if spec is not None else _humanize(str(metric))
 
 
 # --------------------------------------------------------------------------------------------------

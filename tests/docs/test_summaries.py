@@ -105,3 +105,20 @@ def test_summary_filters_and_repr(comparison):
     assert short.startswith("<ComparisonResult:") and "\n" not in short and len(short) < 300
     assert "SIMULATED" in short
     assert comparison._repr_html_().startswith("<pre>")
+
+
+def test_every_builtin_metric_has_a_display_name():
+    from attunestats.metrics.registry import METRICS, display_name
+
+    shown = {}
+    for name, spec in METRICS.items():
+        if not spec.builtin:
+            continue
+        assert spec.display_name, f"{name} has no display name"
+        assert "_" not in spec.display_name, f"{name}: {spec.display_name!r} looks like a key"
+        if spec.level != "turn":  # avg_ metrics share their turn metric's name
+            assert spec.display_name not in shown, (name, shown.get(spec.display_name))
+            shown[spec.display_name] = name
+    assert display_name("avg_emotion_f1") == "Emotion F1"
+    assert display_name("avg_pairwise_accuracy") == "Pairwise accuracy"
+    assert display_name("unregistered_metric") == "Unregistered metric"
