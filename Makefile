@@ -8,7 +8,7 @@ export PYTENSOR_FLAGS ?= base_compiledir=$(HOME)/.cache/attunestats/pytensor
 export PYTEST_DISABLE_PLUGIN_AUTOLOAD ?= 1
 PYTEST := $(PY) -m pytest -p _hypothesis_pytestplugin -p xdist.plugin
 
-.PHONY: setup reproduce notebooks test test-slow lint bench clean
+.PHONY: setup reproduce notebooks test test-slow lint bench clean docs
 
 $(VENV)/.installed: pyproject.toml
 	@python_bin="$$(bash .ci/find-python)" && echo "using $$python_bin" && \
@@ -31,6 +31,26 @@ notebooks: setup
 test: setup
 	$(VENV)/bin/ruff check attunestats tests benchmarks notebooks
 	$(PYTEST) -n 2 --doctest-modules attunestats tests
+	$(MAKE) --no-print-directory docs
+
+## Documentation site (docs/_build/html): the notebooks are executed on the bundled simulated
+## release in fast mode first (reused while notebooks/ and attunestats/ are unchanged), then Sphinx
+## builds with warnings as errors. DOCS_NOTEBOOKS=skip renders them without outputs.
+DOCS_NB := docs/_build/paper_figures
+DOCS_NOTEBOOKS ?= run
+docs: setup
+	@mkdir -p docs/_build; if [ "$(DOCS_NOTEBOOKS)" = run ] && { [ ! -f $(DOCS_NB)/MANIFEST.json ] || \
+	    [ -n "$$(find notebooks attunestats -name '*.py' -newer $(DOCS_NB)/MANIFEST.json | head -1)" ]; }; then \
+	  echo "docs: executing the notebooks (fast mode, bundled simulated release)"; \
+	  start=$$(date +%s); \
+	  $(VENV)/bin/attunestats reproduce --fast --notebooks --out $(DOCS_NB) > docs/_build/reproduce.log 2>&1 \
+	    || { tail -40 docs/_build/reproduce.log; exit 1; }; \
+	  echo "docs: notebooks executed in $$(( $$(date +%s) - start )) s"; \
+	fi
+	@start=$$(date +%s); \
+	ATTUNESTATS_DOCS_NOTEBOOKS=$(if $(filter run,$(DOCS_NOTEBOOKS)),$(DOCS_NB)/notebooks,none) \
+	  $(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html && \
+	  echo "docs: built docs/_build/html in $$(( $$(date +%s) - start )) s"
 
 ## Long simulation studies (coverage, size, recovery), behind the `slow` marker.
 test-slow: setup
