@@ -380,9 +380,12 @@ def _clock(seconds: float) -> str:
 
 
 class _Progress:
-    """``name: done/total (k resumed), rate/s, elapsed, ETA`` on stderr."""
+    """A tqdm bar on a terminal or in a notebook (:mod:`attunestats._progress`); elsewhere, when
+    enabled, ``name: done/total (k resumed), rate/s, elapsed, ETA`` lines every 5%."""
 
     def __init__(self, name: str, total: int, resumed: int, enabled: bool, stream: TextIO) -> None:
+        from attunestats._progress import in_notebook, progress_bar
+
         self.name, self.total, self.resumed = name, total, resumed
         self.enabled = enabled
         self.stream = stream
@@ -391,6 +394,10 @@ class _Progress:
         self.done = 0
         self.step = max(1, (total - resumed) // 20)
         self.last_len = 0
+        self.bar = None
+        if enabled and (self.tty or in_notebook()):
+            self.bar = progress_bar(total, desc=name, unit="replicates", initial=resumed,
+                                    enabled=True, stream=stream)  # fmt: skip
 
     def line(self) -> str:
         elapsed = time.perf_counter() - self.start
@@ -405,6 +412,9 @@ class _Progress:
 
     def update(self) -> None:
         self.done += 1
+        if self.bar is not None:
+            self.bar.update()
+            return
         if not self.enabled:
             return
         finished = self.resumed + self.done == self.total
@@ -419,6 +429,9 @@ class _Progress:
             self.stream.flush()
 
     def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            return
         if self.enabled and self.tty and self.resumed + self.done < self.total:
             self.stream.write("\n")
             self.stream.flush()
