@@ -16,24 +16,47 @@ Layout of a release directory
     file links to its conversation by ``conversationId``, else by ``source_file``; its mode is
     ``mode``, else the predictor's mode in ``release.json``, else ``"default"``.
 
-Other files (``truth.json``, READMEs) are ignored.
+Other files (``truth.json``, READMEs) are ignored. Inside ``conversations/`` (or the subset
+directory) and ``runs/``, every entry that is not read is a warning naming it: hidden files,
+backup files, wrong names or extensions (``conversation_5.JSON``), symbolic links (never
+followed), FIFOs, sockets and devices (never opened), directories where files are expected,
+files directly under ``runs/``.
 
-What is an error (a :class:`~attunestats.errors.Problem`; all are raised together in one
-:class:`~attunestats.errors.ReleaseError`)
--------------------------------------------------------------------------------------------
-Unreadable JSON; a file that is not a JSON object; missing required fields (``turns`` and each
-turn's ``turnNumber``; each tag's ``emotion``; each judgement's and comparison's ``questionId``;
-each comparison's two response labels; a run's ``conversationId``/``source_file``); a value of
-the wrong JSON type anywhere the loader reads; non-numeric or non-finite numbers; duplicate turn
-numbers, conversation ids or (predictor, mode, conversation) keys; a run for a conversation or a
-turn the ground truth lacks; a predictor with no run files (including one named only in
-``release.json``); an empty release; text with unpaired UTF-16 surrogates.
+Errors and warnings
+-------------------
+Every file is checked against its schema (:mod:`attunestats.release.schema`: one pydantic model
+per kind of file) and read by the loader; all findings of a release come at once, each a
+:class:`~attunestats.release.check.Finding` naming the file, the JSON path, the value and what
+was expected, with a ``rule`` (its group) and a ``severity``.
 
-Everything else that is changed is recorded in ``release.report`` (rules in
+**Errors** (the release is refused: :class:`~attunestats.errors.ReleaseError`, whose ``report``
+holds the warnings too): unreadable files (not JSON, not UTF-8/16/32 text, unpaired UTF-16
+surrogates); a key twice in one JSON object; missing required fields (a ground-truth
+``conversationId`` when the file name gives none, ``turns``, ``turnNumber``, a tag's ``emotion``,
+a judgement's or comparison's ``questionId``, a comparison's two response labels, a run's
+``conversationId``/``source_file``); values of the wrong JSON type; values out of range without a
+clamping rule (PANAS items, judge scores, negative costs or durations, turn numbers); values
+outside a closed set (response labels, ``release.json`` ``format`` and ``kind``); duplicate turn
+numbers, conversation ids or (predictor, mode, conversation) keys; ids that disagree
+(``conversationId`` vs the file name, ``metadata.conversationId``, ``source_file``); a run for
+a conversation or a turn the ground truth lacks; a predictor with no run files (including one
+named only in ``release.json``); an empty release.
+
+**Warnings** (the release loads; ``release.report.warnings``, one
+:class:`~attunestats.release.check.ReleaseWarning` summarises them; ``strict=True`` makes them
+errors): unknown keys (likely misspellings; the closest known key is suggested); missing fields
+the scorer reads (read as null or empty); emotion labels outside the PANAS vocabulary (scored by
+the spec 4 convention); question ids, survey options, modes and PANAS strategies outside spec 1.5;
+values that are no spelling of spec 1.4 (read as null); numbers clamped by the spec 1.4 rules
+(intensities, PANAS totals, four-branch scores); ``metadata.turnCount`` differing from the turns;
+ground-truth turns a run lacks; repeated question ids in a turn (the last kept); conversations
+without a participant id; participants whose profile differs between conversations; subset ids
+without a file; skipped files; byte order marks and UTF-16/32 files (read correctly).
+
+Everything the loader changes is also recorded in ``release.report.events`` (rules in
 :data:`~attunestats.release.model.REPORT_RULES`): aliases, normalised spellings, rounding,
 clamping, derived totals, unknown emotion labels (kept in the ground truth with
-``known=False``, dropped from predictions), duplicate question ids (last kept), ground-truth turns
-a run lacks, ignored fields.
+``known=False``, dropped from predictions), ignored fields.
 
 Row order of the tables
 -----------------------
@@ -44,10 +67,11 @@ strings; turns ascending; tags, comparisons and positions ascending; PANAS items
 
 Where the code lives
 --------------------
-This module finds and reads the files, checks ``release.json`` and the document ids, and holds
-the public functions. The single pass over the documents (problems, report events, columns) is
-``release/_loader.py``, the columns become typed tables in ``release/_tables.py``, and
-:func:`diagnosis_group` is defined in ``release/_diagnosis.py``.
+This module holds the public functions. ``release/_files.py`` finds the files (and the entries
+it skips) and decodes them; ``release/schema.py`` and ``release/check.py`` validate each
+document; ``release/_findings.py`` joins the findings; the single pass over the documents
+(problems, report events, columns) is ``release/_loader.py``, the columns become typed tables in
+``release/_tables.py``, and :func:`diagnosis_group` is defined in ``release/_diagnosis.py``.
 """
 
 from __future__ import annotations
@@ -58,15 +82,18 @@ import hashlib
 import json
 import os
 import re
+import warnings as _warnings
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from attunestats.constants import SUBSETS
 from attunestats.errors import Problem, ReleaseError
 from attunestats.release._diagnosis import DIAGNOSIS_KEYWORDS, DIAGNOSIS_WORDS, diagnosis_group
+from attunestats.release._files import parse, scan
+from attunestats.release._findings import counts, document_findings, merge, raise_release_error
 from attunestats.release._loader import (
-    _CONV_FILE,
     _id_from_name,
     _key,
     _Loader,
@@ -75,7 +102,8 @@ from attunestats.release._loader import (
     _type_name,
 )
 from attunestats.release._tables import _report, _tables
-from attunestats.release.model import Release
+from attunestats.release.check import Finding, ReleaseWarning, schema_findings
+from attunestats.release.model import LoadReport, Release
 
 __all__ = [
     "DIAGNOSIS_KEYWORDS",
@@ -83,6 +111,7 @@ __all__ = [
     "RELEASE_FORMAT",
     "diagnosis_group",
     "load_release",
+    "check_release",
     "release_from_documents",
     "validate_release",
 ]
@@ -240,8 +269,15 @@ def _build(
     gt_where: str = "conversations/",
     gt_unreadable: bool = False,
     unreadable_predictors: frozenset[str] = frozenset(),
+    findings: list[Finding] | None = None,
+    strict: bool = False,
+    read: dict[str, int] | None = None,
 ) -> Release:
+    findings = [] if findings is None else findings
+    if info is not None:
+        findings += schema_findings("release.json", "release.json", info)
     info = _check_info(info, problems)
+    findings += document_findings(conversations, runs, info)
     ld = _Loader()
     ld.problems = problems
 
@@ -354,8 +390,14 @@ def _build(
         ld.run_keys.append(key)
         ld.run(run_idx, name, doc, key[2])
 
-    if problems:
-        raise ReleaseError(problems)
+    errors, warnings = merge(problems, findings, ld, events)
+    if strict and warnings:
+        errors += [Finding.of(w, severity="error") for w in warnings]
+        warnings = []
+    read = dict(read or {})
+    read.update(counts(ld, predictor_rows))
+    if errors:
+        raise_release_error(errors, warnings, ld, events, read)
     try:
         tables = _tables(ld, predictor_rows)
         report = _report(ld, events)
@@ -364,7 +406,9 @@ def _build(
         bad = _surrogate_problems(conversations, runs)
         if not bad:
             raise
-        raise ReleaseError(bad) from exc
+        raise_release_error([Finding.of(p, rule="unreadable") for p in bad], warnings, ld, events,
+                            read, exc)  # fmt: skip
+    report = replace(report, warnings=tuple(warnings), read=read)
     return Release(root=root, tables=tables, report=report, info=dict(info), checksum=checksum)
 
 
@@ -401,6 +445,7 @@ def release_from_documents(
     info: Mapping[str, Any] | None = None,
     *,
     root: Path | None = None,
+    strict: bool = False,
 ) -> Release:
     """Build a :class:`Release` from parsed JSON documents (no files).
 
@@ -418,12 +463,15 @@ def release_from_documents(
         Content of ``release.json``.
     root : pathlib.Path, optional
         Recorded as ``Release.root``.
+    strict : bool
+        Warnings are errors.
 
     Returns
     -------
     Release
         Its ``checksum`` is the SHA-256 over the sorted file names and the canonical JSON
-        (``sort_keys=True``) of every document.
+        (``sort_keys=True``) of every document; ``report`` holds the warnings (no
+        :class:`ReleaseWarning` is emitted: simulation studies build many releases).
 
     Raises
     ------
@@ -433,8 +481,10 @@ def release_from_documents(
     runs = {} if runs is None else runs
     with _gc_paused():
         checksum = _canonical_checksum(conversations, runs, info)
+        read = {"ground-truth files": len(conversations),
+                "run files": sum(len(f) for f in runs.values())}  # fmt: skip
         return _build(conversations, runs, info, root=root, checksum=checksum, problems=[],
-                      events=[], gt_where="conversations")  # fmt: skip
+                      events=[], gt_where="conversations", strict=strict, read=read)  # fmt: skip
 
 
 def _pick_ground_truth(
@@ -490,8 +540,16 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load_release(path: str | os.PathLike[str], *, subset: str | None = None) -> Release:
+def load_release(
+    path: str | os.PathLike[str], *, subset: str | None = None, strict: bool = False,
+    warn: bool = True,
+) -> Release:  # fmt: skip
     """Read and validate an AttuneBench release directory.
+
+    Every file is checked against its schema (:mod:`attunestats.release.schema`) and read by the
+    loader; all problems are reported at once. Errors refuse the release; warnings (unknown keys,
+    labels and options, clamped values, skipped files, ...) are kept in ``release.report`` and
+    summarised in one :class:`~attunestats.release.check.ReleaseWarning`.
 
     Parameters
     ----------
@@ -502,20 +560,26 @@ def load_release(path: str | os.PathLike[str], *, subset: str | None = None) -> 
         ``"Subsample25"``, ``"Subsample20"``; see ``constants.SUBSETS``). With
         ``conversations/`` it filters the ground truth (and the runs) to the subset's ids; with
         ``Test Samples/`` it picks the directory (default ``Sample200``).
+    strict : bool
+        Warnings are errors (the release is refused if it has any).
+    warn : bool
+        Emit the summarising :class:`~attunestats.release.check.ReleaseWarning` when the
+        release has warnings (the CLI prints the report instead).
 
     Returns
     -------
     Release
         Tidy tables (``release.conversations``, ``release.pred_binary``, ...) with the columns
-        of :data:`~attunestats.release.model.TABLE_SCHEMAS`, ``release.report`` (everything
-        normalised, clamped, derived or dropped), ``release.info`` (``release.json``) and
-        ``release.checksum`` (SHA-256 over the sorted relative paths and bytes of every file
-        read).
+        of :data:`~attunestats.release.model.TABLE_SCHEMAS`, ``release.report`` (warnings, what
+        was read, everything normalised, clamped, derived or dropped), ``release.info``
+        (``release.json``) and ``release.checksum`` (SHA-256 over the sorted relative paths and
+        bytes of every file read).
 
     Raises
     ------
     ReleaseError
-        Listing every problem found, each naming the file, JSON path and value.
+        Listing every error found, each naming the file, JSON path and value; its ``report``
+        attribute is the whole :class:`~attunestats.release.model.LoadReport` (warnings too).
     ValueError
         If ``subset`` is not an official subset (``conversations/`` layout) or has no
         directory (``Test Samples/`` layout).
@@ -524,37 +588,27 @@ def load_release(path: str | os.PathLike[str], *, subset: str | None = None) -> 
     --------
     >>> release = load_release("path/to/release")  # doctest: +SKIP
     >>> release.summary()  # doctest: +SKIP
+    >>> print(release.report.text())  # doctest: +SKIP
     """
     root = Path(path)
     if not root.is_dir():
-        raise ReleaseError([Problem(str(path), "", "release directory not found")])
+        raise ReleaseError(
+            [Finding(str(path), "", "release directory not found", "", "unreadable")]
+        )
     with _gc_paused():
-        return _load(root, subset)
+        release = _load(root, subset, strict)
+    if warn and release.report.warnings:
+        _warnings.warn(f"{root}: {release.report.summary_line()}; see release.report",
+                       ReleaseWarning, stacklevel=2)  # fmt: skip
+    return release
 
 
-def _load(root: Path, subset: str | None) -> Release:
+def _load(root: Path, subset: str | None, strict: bool = False) -> Release:
     gt_dir, keep_ids, listed, problems = _pick_ground_truth(root, subset)
-
-    # every file to read, by relative path
-    to_read: list[tuple[str, Path, str, str]] = []  # (rel, path, kind, predictor)
-    if (root / "release.json").is_file():
-        to_read.append(("release.json", root / "release.json", "info", ""))
-    if gt_dir is not None:
-        for p in gt_dir.iterdir():
-            if _CONV_FILE.match(p.name) and p.is_file():
-                to_read.append((p.relative_to(root).as_posix(), p, "gt", ""))
-    run_dirs: list[str] = []
-    runs_root = root / "runs"
-    if runs_root.is_dir():
-        for d in sorted(runs_root.iterdir()):
-            if not d.is_dir() or d.name.startswith("."):
-                continue
-            run_dirs.append(d.name)
-            for p in d.rglob("*.json"):
-                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(d).parts):
-                    rel = p.relative_to(root).as_posix()
-                    to_read.append((rel, p, "run", d.name))
-    to_read.sort(key=lambda e: e[0])
+    to_read, run_dirs, findings = scan(root, gt_dir)
+    if gt_dir is not None and gt_dir.parent == root and (root / "Test Samples").is_dir():
+        findings.append(Finding("Test Samples", "", "not read: conversations/ is the ground truth "
+                                "when both exist", "", "ignored_entry", "warning"))  # fmt: skip
 
     h = hashlib.sha256()
     info: Any = None
@@ -562,35 +616,30 @@ def _load(root: Path, subset: str | None) -> Release:
     runs: dict[str, dict[str, Any]] = {name: {} for name in run_dirs}
     gt_unreadable = False
     unreadable_predictors: set[str] = set()
-    for rel, p, kind, predictor in to_read:
+    for entry in to_read:
+        rel, kind, predictor = entry.rel, entry.kind, entry.predictor
         try:
-            data = p.read_bytes()
+            data = entry.path.read_bytes()
         except OSError as exc:
-            problems.append(Problem(rel, "", f"cannot read file: {exc.strerror or exc}"))
+            problems.append(Finding(rel, "", f"cannot read file: {exc.strerror or exc}", "",
+                                    "unreadable"))  # fmt: skip
+            ok = False
+        else:
+            _hash_entry(h, rel, data)
+            doc, found, ok = parse(rel, data)
+            for f in found:  # errors in reading order, with the loader's
+                (problems if f.severity == "error" else findings).append(f)
+            if ok and _SURROGATE_ESCAPE.search(data):
+                bad = _scan_surrogates(doc)
+                for jpath, value in bad:
+                    problems.append(Finding(rel, jpath, "text holds an unpaired UTF-16 surrogate",
+                                            _short(value), "unreadable"))  # fmt: skip
+                ok = not bad
+        if not ok:
             gt_unreadable |= kind == "gt"
             if kind == "run":
                 unreadable_predictors.add(predictor)
             continue
-        _hash_entry(h, rel, data)
-        try:
-            doc = json.loads(data)
-        except (ValueError, RecursionError) as exc:
-            problems.append(Problem(rel, "", f"unreadable JSON: {exc}"))
-            gt_unreadable |= kind == "gt"
-            if kind == "run":
-                unreadable_predictors.add(predictor)
-            continue
-        if _SURROGATE_ESCAPE.search(data):
-            bad = _scan_surrogates(doc)
-            for jpath, value in bad:
-                problems.append(
-                    Problem(rel, jpath, "text holds an unpaired UTF-16 surrogate", _short(value))
-                )
-            if bad:
-                gt_unreadable |= kind == "gt"
-                if kind == "run":
-                    unreadable_predictors.add(predictor)
-                continue
         if kind == "info":
             info = doc
         elif kind == "gt":
@@ -607,30 +656,68 @@ def _load(root: Path, subset: str | None) -> Release:
         for i in listed:
             if str(i) not in have:
                 events.append((gt_where, "", "subset_id_missing", repr(str(i)), ""))
+    read = {
+        "files read": len(to_read),
+        "ground-truth files": sum(e.kind == "gt" for e in to_read),
+        "run files": sum(e.kind == "run" for e in to_read),
+        "entries skipped": sum(f.rule in ("skipped_file", "ignored_entry") for f in findings),
+    }
     return _build(
         conversations, runs, info, root=root, checksum=h.hexdigest(), problems=problems,
         events=events, keep_ids=keep_ids, gt_where=gt_where, gt_unreadable=gt_unreadable,
-        unreadable_predictors=frozenset(unreadable_predictors),
+        unreadable_predictors=frozenset(unreadable_predictors), findings=findings, strict=strict,
+        read=read,
     )  # fmt: skip
 
 
-def validate_release(path: str | os.PathLike[str], *, subset: str | None = None) -> list[Problem]:
-    """Every problem of a release directory; ``[]`` when it loads.
+def check_release(
+    path: str | os.PathLike[str], *, subset: str | None = None, strict: bool = False
+) -> LoadReport:
+    """The load report of a release directory, whether it loads or not (never raises for defects).
 
-    Used by ``attunestats validate DIR``. A ``subset`` that is not official (``conversations/``
-    layout) or has no directory (``Test Samples/`` layout) is reported as a problem too.
+    Used by ``attunestats validate DIR``: ``report.errors`` (empty when the release loads),
+    ``report.warnings``, ``report.read`` and the normalisation events; ``report.text()`` is what
+    the command prints. With ``strict``, warnings are errors.
+
+    Examples
+    --------
+    >>> report = check_release("path/to/release")  # doctest: +SKIP
+    >>> print(report.text())  # doctest: +SKIP
+    """
+    try:
+        return load_release(path, subset=subset, strict=strict, warn=False).report
+    except ReleaseError as exc:
+        report = getattr(exc, "report", None)
+        if report is None:
+            errors = tuple(Finding.of(p) for p in exc.problems)
+            report = LoadReport(events=_empty_events(), errors=errors)
+        return report
+    except ValueError as exc:
+        if subset is None or "subset=" not in str(exc):
+            raise
+        error = Finding(str(path), "", str(exc), _short(subset), "bad_value")
+        return LoadReport(events=_empty_events(), errors=(error,))
+
+
+def _empty_events() -> Any:
+    import pandas as pd
+
+    return pd.DataFrame({c: pd.Series(dtype="str") for c in
+                         ("file", "path", "rule", "original", "result")})  # fmt: skip
+
+
+def validate_release(
+    path: str | os.PathLike[str], *, subset: str | None = None, strict: bool = False
+) -> list[Problem]:
+    """Every error of a release directory (warnings too with ``strict``); ``[]`` when it loads.
+
+    A ``subset`` that is not official (``conversations/`` layout) or has no directory
+    (``Test Samples/`` layout) is reported as a problem too. :func:`check_release` gives the
+    whole report (warnings, what was read).
 
     Examples
     --------
     >>> for problem in validate_release("path/to/release"):  # doctest: +SKIP
     ...     print(problem)
     """
-    try:
-        load_release(path, subset=subset)
-    except ReleaseError as exc:
-        return list(exc.problems)
-    except ValueError as exc:
-        if subset is None or "subset=" not in str(exc):
-            raise
-        return [Problem(str(path), "", str(exc), _short(subset))]
-    return []
+    return list(check_release(path, subset=subset, strict=strict).errors)

@@ -354,31 +354,95 @@ def coerce_table(name: str, df: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass(frozen=True, repr=False)
 class LoadReport(ResultMixin):
-    """Everything the loader normalised, clamped, derived or dropped.
+    """What loading a release found and did: errors, warnings, what was read, what was normalised.
 
-    A result (:mod:`attunestats._results`): ``to_frame()`` is one row per event, ``summary()``
-    the number of events per rule.
+    A result (:mod:`attunestats._results`): ``to_frame()`` is one row per normalisation event,
+    ``summary()`` the number of events per rule; :meth:`text` is the report the CLI prints
+    (errors, then warnings, then what was read), :meth:`findings_frame` one row per error or
+    warning.
 
     Attributes
     ----------
     events : pandas.DataFrame
-        One row per event: ``file``, ``path`` (JSON path), ``rule`` (see :data:`REPORT_RULES`),
-        ``original`` (repr of the value read) and ``result`` (repr of the value kept, ``""`` when
-        dropped).
+        One row per normalisation event: ``file``, ``path`` (JSON path), ``rule`` (see
+        :data:`REPORT_RULES`), ``original`` (repr of the value read) and ``result`` (repr of the
+        value kept, ``""`` when dropped).
+    errors : tuple of Finding
+        Every error (empty for a loaded release; see ``ReleaseError.report``). A
+        :class:`~attunestats.release.check.Finding` names the file, JSON path, value, what was
+        expected, its ``rule`` and ``severity``.
+    warnings : tuple of Finding
+        Every warning: what was skipped, guessed or is likely a mistake (unknown keys with the
+        closest known key, unknown labels, clamped values, skipped files, ...).
+    read : mapping of str to int
+        What was read: files, ground-truth and run files, entries skipped, conversations,
+        turns, participants, predictors, runs, predicted turns.
     """
 
     _title = "Load report"
 
     events: pd.DataFrame
+    errors: tuple[Any, ...] = ()
+    warnings: tuple[Any, ...] = ()
+    read: Mapping[str, int] = field(default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per event (a copy of :attr:`events`)."""
         return self.events.copy()
 
+    def findings_frame(self) -> pd.DataFrame:
+        """One row per error and warning: severity, rule, file, path, message, value."""
+        rows = [(f.severity, f.rule, f.file, f.path, f.message, f.value)
+                for f in (*self.errors, *self.warnings)]  # fmt: skip
+        cols = ["severity", "rule", "file", "path", "message", "value"]
+        return pd.DataFrame(rows, columns=cols).astype("str")
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no error."""
+        return not self.errors
+
+    def summary_line(self) -> str:
+        """One line: the number of errors and warnings, the largest groups named."""
+        from attunestats.release.check import RULE_TITLES, group_counts
+
+        parts = []
+        for what, found in (("error", self.errors), ("warning", self.warnings)):
+            if found:
+                groups = group_counts(found)
+                named = "; ".join(
+                    f"{n} {RULE_TITLES.get(r, r).split(' (')[0]}" for r, n in groups[:3]
+                )
+                more = "; ..." if len(groups) > 3 else ""
+                parts.append(f"{len(found)} {what}{'s' if len(found) != 1 else ''} ({named}{more})")
+        return ", ".join(parts) if parts else "no errors, no warnings"
+
+    def text(self, *, max_per_group: int | None = 10, errors_only: bool = False) -> str:
+        """The printed report: errors, then warnings (grouped and counted), then what was read.
+
+        ``max_per_group`` findings are listed per group (``None``: all); ``errors_only`` leaves
+        out the warnings, what was read and the normalisation counts.
+        """
+        from attunestats.release.check import format_findings
+
+        lines = format_findings(self.errors, "errors", max_per_group=max_per_group)
+        if errors_only:
+            return "\n".join(lines)
+        lines += format_findings(self.warnings, "warnings", max_per_group=max_per_group)
+        if self.read:
+            lines.append("read: " + ", ".join(f"{k} {v}" for k, v in self.read.items()))
+        counts = self.counts()
+        if len(counts):
+            lines.append(f"normalised ({len(self.events)} values, spec 1.4 rules): "
+                         + ", ".join(f"{r} {n}" for r, n in zip(counts["rule"], counts["count"])))  # fmt: skip
+        return "\n".join(lines)
+
     def _summary_parts(self) -> tuple[str, dict[str, str], pd.DataFrame, list[str]]:
         n_files = int(self.events["file"].nunique()) if len(self.events) else 0
-        meta = {"Events": str(len(self.events)), "Files": str(n_files)}
-        notes = ["one row per event (file, JSON path, rule, value read, value kept): to_frame()"]
+        meta = {"Errors": str(len(self.errors)), "Warnings": str(len(self.warnings)),
+                "Events": str(len(self.events)), "Files": str(n_files)}  # fmt: skip
+        notes = ["one row per event (file, JSON path, rule, value read, value kept): to_frame()",
+                 "errors and warnings: text(), findings_frame()"]  # fmt: skip
         return self._title, meta, self.counts(), notes
 
     def counts(self) -> pd.DataFrame:

@@ -497,13 +497,24 @@ def test_panas_total_clamped_and_item_rounded_not_clamped(tmp_path):
     block = {
         "totalPositiveAffect": 80,
         "totalNegativeAffect": 9.6,
-        "items": {"Proud": 9, "Upset": 2.4},
+        "items": {"Proud": 7, "Upset": 2.4},
     }
     rel = load_one(tmp_path, conversation(postPanas=block))
     assert rel.conversations[["post_pa", "post_na"]].values.tolist() == [[70.0, 10.0]]
-    assert rel.panas_items["value"].tolist() == [9.0, 2.0]
+    assert rel.panas_items["value"].tolist() == [7.0, 2.0]
     assert rules(rel)["panas_total_clamped"] == 2
     assert rules(rel)["panas_item_rounded"] == 1
+    # the clamped total is a warning naming the field and the value (9.6 is only rounded)
+    clamped = [(w.path, w.value) for w in rel.report.warnings if w.rule == "clamped"]
+    assert clamped == [("$.postPanas.totalPositiveAffect", "80")]
+
+
+def test_panas_item_out_of_range_is_an_error(tmp_path):
+    # items have no clamping rule (spec 4: rounded, not clamped): a 9 on the 1..7 scale is refused
+    block = {"items": {"Proud": 9, "Upset": 2.4}}
+    with pytest.raises(ReleaseError, match=r"\$\.postPanas\.items\.Proud: PANAS item out of "
+                       r"range: expected 1\.\.7 \(got 9\)"):  # fmt: skip
+        load_one(tmp_path, conversation(postPanas=block))
 
 
 def test_four_branch_clamped_not_rounded(tmp_path):
@@ -941,8 +952,8 @@ def test_cli_validate_exit_codes(tmp_path, capsys, release_small_path):
     assert cli.main(["validate", str(release_small_path)]) == 0
     root = write_release(tmp_path, {"conversation_1.json": conversation(turns=[turn(1), turn(1)])})
     assert cli.main(["validate", str(root)]) == 1
-    out = capsys.readouterr().out
-    assert "conversations/conversation_1.json: $.turns[1].turnNumber: duplicate turn number" in out
+    err = capsys.readouterr().err  # the load report goes to stderr
+    assert "conversations/conversation_1.json: $.turns[1].turnNumber: duplicate turn number" in err
 
 
 def test_input_files_never_modified(tmp_path, release_small_path):

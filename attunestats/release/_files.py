@@ -1,0 +1,228 @@
+"""Finding and decoding the files of a release directory (private helper of ``release/load.py``).
+
+:func:`scan` lists the files to read and, as warnings, every entry it skips: hidden files, backup
+files, wrong extensions or names, symbolic links (never followed), FIFOs, sockets and devices
+(never opened), directories where files are expected, files outside a predictor directory.
+:func:`parse` decodes one file's bytes (UTF-8; a UTF-8 byte order mark and UTF-16/32 text are
+read correctly, with a warning; anything else is rejected with a clear error) and parses the JSON,
+reporting every key repeated inside one object (an error: JSON readers disagree on which value
+wins).
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from attunestats.release.check import Finding, json_path
+
+_CONV_FILE = re.compile(r"^conversation_(.+)\.json$")
+_BACKUP = re.compile(r"(~|\.(bak|orig|swp|swo|tmp|old|backup))$", re.IGNORECASE)
+#: Entries of the release root that are part of the layout or known companions.
+ROOT_ENTRIES = ("release.json", "conversations", "runs", "Test Samples", "truth.json")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A file to read: path relative to the root, absolute path, kind, predictor."""
+
+    rel: str
+    path: Path
+    kind: str  # "info" | "gt" | "run"
+    predictor: str = ""
+
+
+def _warn(rel: str, message: str, rule: str = "skipped_file") -> Finding:
+    return Finding(rel, "", message, "", rule, "warning")
+
+
+def _odd(entry: os.DirEntry[str], rel: str, *, want: str) -> Finding | None:
+    """A warning if ``entry`` is not a plain ``want`` ("file" or "dir"), else None."""
+    if entry.is_symlink():
+        return _warn(rel, "symbolic link skipped (the reader does not follow links)")
+    mode = entry.stat(follow_symlinks=False).st_mode
+    if want == "file" and stat.S_ISDIR(mode):
+        return _warn(rel, "directory skipped (a file was expected here)")
+    if want == "dir" and stat.S_ISREG(mode):
+        return _warn(rel, "file skipped (only predictor directories are read here)")
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        kind = "FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode) else "device"
+        return _warn(rel, f"not a regular file ({kind}) skipped")
+    return None
+
+
+def _why_skipped(name: str, *, expected: str) -> str:
+    if name.startswith("."):
+        return "hidden file skipped"
+    if _BACKUP.search(name):
+        return "backup file skipped"
+    if expected == "conversation" and _CONV_FILE.match(name.lower()):
+        return "skipped: the name must be exactly conversation_<N>.json (lower case)"
+    if name.lower().endswith(".json"):
+        return "skipped: the extension must be exactly .json (lower case)"
+    if expected == "conversation":
+        return "skipped: not a ground-truth file name (conversation_<N>.json)"
+    return "skipped: not a .json run file"
+
+
+def _sorted_entries(folder: Path) -> list[os.DirEntry[str]]:
+    with os.scandir(folder) as it:
+        return sorted(it, key=lambda e: e.name)
+
+
+def scan(root: Path, gt_dir: Path | None) -> tuple[list[Entry], list[str], list[Finding]]:
+    """Files to read, predictor directories, and a warning for every entry skipped."""
+    found: list[Entry] = []
+    skipped: list[Finding] = []
+    info = root / "release.json"
+    if info.is_file() and not info.is_symlink():
+        found.append(Entry("release.json", info, "info"))
+    elif os.path.lexists(info):
+        skipped.append(_warn("release.json", "release.json is not a regular file; skipped"))
+    for entry in _sorted_entries(root):
+        if entry.name in ROOT_ENTRIES or entry.name.startswith("."):
+            continue
+        from attunestats.release.schema import close_key
+
+        match = close_key(entry.name, list(ROOT_ENTRIES), cutoff=0.75)
+        if match is not None and not (root / match).exists():
+            skipped.append(_warn(entry.name, f"not read: not part of the release layout; did you "
+                                 f"mean {match!r}?", "ignored_entry"))  # fmt: skip
+    if gt_dir is not None:
+        gt_rel = gt_dir.relative_to(root).as_posix()
+        for entry in _sorted_entries(gt_dir):
+            rel = f"{gt_rel}/{entry.name}"
+            odd = _odd(entry, rel, want="file")
+            if odd is not None:
+                skipped.append(odd)
+            elif _CONV_FILE.match(entry.name) and not entry.name.startswith("."):
+                found.append(Entry(rel, Path(entry.path), "gt"))
+            else:
+                skipped.append(_warn(rel, _why_skipped(entry.name, expected="conversation")))
+    run_dirs: list[str] = []
+    runs_root = root / "runs"
+    if runs_root.is_dir():
+        for entry in _sorted_entries(runs_root):
+            rel = f"runs/{entry.name}"
+            if entry.name.startswith("."):
+                skipped.append(_warn(rel, "hidden entry skipped"))
+                continue
+            odd = _odd(entry, rel, want="dir")
+            if odd is not None:
+                skipped.append(odd)
+                continue
+            run_dirs.append(entry.name)
+            _scan_runs(Path(entry.path), rel, entry.name, found, skipped)
+    found.sort(key=lambda e: e.rel)
+    return found, run_dirs, skipped
+
+
+def _scan_runs(folder: Path, rel: str, predictor: str, found: list[Entry],
+               skipped: list[Finding]) -> None:  # fmt: skip
+    for entry in _sorted_entries(folder):
+        sub = f"{rel}/{entry.name}"
+        if entry.name.startswith("."):
+            skipped.append(_warn(sub, "hidden entry skipped"))
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            _scan_runs(Path(entry.path), sub, predictor, found, skipped)
+            continue
+        odd = _odd(entry, sub, want="file")
+        if odd is not None:
+            skipped.append(odd)
+        elif entry.name.endswith(".json"):
+            found.append(Entry(sub, Path(entry.path), "run", predictor))
+        else:
+            skipped.append(_warn(sub, _why_skipped(entry.name, expected="run")))
+
+
+# --- decoding and parsing -------------------------------------------------------------------------
+
+
+class _DuplicateKeys(Exception):
+    pass
+
+
+def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _DuplicateKeys
+    return out
+
+
+class _Pairs(list):  # type: ignore[type-arg]
+    """An object kept as its list of pairs, to find where a key repeats."""
+
+
+def _duplicates(value: Any, loc: tuple[Any, ...], out: list[tuple[str, str]]) -> Any:
+    """Rebuild plain values from ``_Pairs`` (last value wins), listing repeated keys."""
+    if isinstance(value, _Pairs):
+        seen: set[str] = set()
+        result = {}
+        for key, item in value:
+            if key in seen:
+                out.append((json_path((*loc, key)), key))
+            seen.add(key)
+            result[key] = _duplicates(item, (*loc, key), out)
+        return result
+    if isinstance(value, list):
+        return [_duplicates(v, (*loc, i), out) for i, v in enumerate(value)]
+    return value
+
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
+)  # fmt: skip
+
+
+def decode(rel: str, data: bytes) -> tuple[str | None, list[Finding]]:
+    """The text of a file; a warning for a byte order mark or UTF-16/32, an error if undecodable."""
+    encoding = "utf-8"
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            encoding = name
+            break
+    else:
+        if len(data) >= 2 and (data[0] == 0 or data[1] == 0):
+            encoding = json.detect_encoding(data)
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start : exc.start + 1].hex()
+        what = "UTF-8" if encoding == "utf-8" else encoding.upper()
+        return None, [Finding(rel, "", f"not valid {what} text (byte 0x{bad} at offset "
+                              f"{exc.start}); save the file as UTF-8", "", "unreadable", "error")]  # fmt: skip
+    if encoding == "utf-8":
+        return text, []
+    what = {"utf-8-sig": "starts with a UTF-8 byte order mark (ignored)"}.get(
+        encoding, f"is {encoding.upper().replace('-LE', '').replace('-BE', '')} text, read as such"
+    )
+    return text, [Finding(rel, "", f"the file {what}; the official tools write plain UTF-8",
+                          "", "encoding", "warning")]  # fmt: skip
+
+
+def parse(rel: str, data: bytes) -> tuple[Any, list[Finding], bool]:
+    """(document, findings, ok): decode and parse one file; ``ok`` False if it cannot be read."""
+    text, findings = decode(rel, data)
+    if text is None:
+        return None, findings, False
+    try:
+        return json.loads(text, object_pairs_hook=_strict_object), findings, True
+    except _DuplicateKeys:
+        pass
+    except (ValueError, RecursionError) as exc:
+        findings.append(Finding(rel, "", f"unreadable JSON: {exc}", "", "unreadable", "error"))
+        return None, findings, False
+    dups: list[tuple[str, str]] = []
+    doc = _duplicates(json.loads(text, object_pairs_hook=_Pairs), (), dups)
+    for path, key in dups:
+        findings.append(Finding(rel, path, f"duplicate key {key!r} in one JSON object (readers "
+                                "disagree on which value wins)", "", "duplicate_key", "error"))  # fmt: skip
+    return doc, findings, True

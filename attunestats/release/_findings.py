@@ -1,0 +1,156 @@
+"""Putting the findings of a load together (private helper of ``release/load.py``).
+
+:func:`document_findings` validates every parsed document with its schema
+(:func:`~attunestats.release.check.schema_findings`) and adds the checks across fields of one
+file (ids against file names and metadata, turn counts). :func:`merge` joins them with the
+loader's own problems (one message per file and JSON path: the loader's wording wins where both
+name the same field) and turns the loader's report events that are warnings into findings.
+:func:`raise_release_error` raises the :class:`~attunestats.errors.ReleaseError` with the whole
+load report attached (``exc.report``), so a refused release still shows its warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, NoReturn
+
+from attunestats.errors import Problem, ReleaseError
+from attunestats.release._loader import _id_from_name, _resolve, _short
+from attunestats.release._tables import _report
+from attunestats.release.check import Finding, schema_findings
+
+_EVENT_WARNINGS = {
+    "ground_truth_turn_not_in_run": (
+        "turn_not_in_run", "ground-truth turn {orig} has no run turn; it is skipped in the averages"),
+    "participant_anonymous": (
+        "participant_anonymous", "no participant_id: the conversation counts as its own participant"),
+    "participant_conflict": (
+        "participant_conflict", "age or traits differ from the participant's first conversation "
+        "(those of the first are kept)"),
+    "subset_id_missing": (
+        "subset_id_missing", "conversation {orig} of the requested subset has no file"),
+    "duplicate_question": (
+        "duplicate_question", "questionId {orig} repeats in this turn; the last one is kept (as "
+        "the official dict does)"),
+}  # fmt: skip
+
+
+def _run_kind(info: Mapping[str, Any], predictor: str) -> str:
+    preds = info.get("predictors") if isinstance(info, Mapping) else None
+    spec = preds.get(predictor) if isinstance(preds, Mapping) else None
+    kind = spec.get("kind") if isinstance(spec, Mapping) else None
+    return "human" if kind == "human" else "run"
+
+
+def _gt_checks(name: str, doc: dict[str, Any]) -> list[Finding]:
+    out = []
+    cid = doc.get("conversationId")
+    from_name = _id_from_name(name)
+    if isinstance(cid, str) and cid and from_name is not None and from_name != cid:
+        out.append(Finding(name, "$.conversationId", f"conversationId {cid!r} does not match the "
+                           f"file name (conversation_{from_name}.json)", _short(cid), "id_mismatch"))  # fmt: skip
+    meta = doc.get("metadata")
+    if isinstance(meta, dict):
+        mid = meta.get("conversationId")
+        if isinstance(mid, str) and isinstance(cid, str) and cid and mid != cid:
+            out.append(Finding(name, "$.metadata.conversationId", f"differs from conversationId "
+                               f"{cid!r}", _short(mid), "id_mismatch"))  # fmt: skip
+        count, turns = meta.get("turnCount"), doc.get("turns")
+        if type(count) is int and isinstance(turns, list) and count != len(turns):
+            out.append(Finding(name, "$.metadata.turnCount", f"turnCount {count} differs from "
+                               f"the {len(turns)} turn(s) in the file", _short(count),
+                               "turn_count_mismatch", "warning"))  # fmt: skip
+    return out
+
+
+def _run_checks(name: str, doc: dict[str, Any]) -> list[Finding]:
+    out = []
+    cid, source = doc.get("conversationId"), doc.get("source_file")
+    if isinstance(cid, str) and cid and isinstance(source, str):
+        sid = _id_from_name(source)
+        if sid is not None and sid != cid:
+            out.append(Finding(name, "$.source_file", f"source_file names conversation {sid!r}, "
+                               f"conversationId is {cid!r}", _short(source), "id_mismatch"))  # fmt: skip
+    from_name = _id_from_name(name)
+    if isinstance(cid, str) and cid and from_name is not None and from_name != cid:
+        out.append(Finding(name, "$.conversationId", f"conversationId {cid!r} does not match the "
+                           f"file name (conversation_{from_name}.json)", _short(cid), "id_mismatch"))  # fmt: skip
+    return out
+
+
+def document_findings(
+    conversations: Mapping[str, Any], runs: Mapping[str, Mapping[str, Any]], info: Any
+) -> list[Finding]:
+    """Schema errors and warnings of every document, and the checks across fields of a file."""
+    out: list[Finding] = []
+    for name, doc in conversations.items():
+        out += schema_findings("ground_truth", name, doc)
+        if isinstance(doc, dict):
+            out += _gt_checks(name, doc)
+    info = info if isinstance(info, Mapping) else {}
+    for predictor, files in runs.items():
+        kind = _run_kind(info, predictor)
+        for name, doc in files.items():
+            out += schema_findings(kind, name, doc)
+            if isinstance(doc, dict):
+                out += _run_checks(name, doc)
+    return out
+
+
+def _event_warnings(
+    ev: list[tuple[Any, ...]], pre: list[tuple[str, str, str, str, str]]
+) -> list[Finding]:
+    out = []
+    for file, path, rule, original, _ in [*pre, *ev]:
+        if rule not in _EVENT_WARNINGS:
+            continue
+        kind, template = _EVENT_WARNINGS[rule]
+        shown = (
+            original
+            if isinstance(original, str) and rule == "subset_id_missing"
+            else _short(original)
+        )
+        out.append(Finding(file, _resolve(path), template.format(orig=shown), "" if original is None
+                           else shown, kind, "warning"))  # fmt: skip
+    return out
+
+
+def merge(problems: list[Problem], findings: list[Finding], ld: Any,
+          pre_events: list[tuple[str, str, str, str, str]]) -> tuple[list[Finding], list[Finding]]:  # fmt: skip
+    """(errors, warnings): the loader's problems and the findings, one message per field."""
+    errors = [Finding.of(p) for p in problems]
+    named = {(f.file, f.path) for f in errors}
+    for f in findings:
+        if f.severity == "error" and (f.file, f.path) not in named:
+            errors.append(f)
+            named.add((f.file, f.path))
+    warnings = [f for f in findings if f.severity == "warning"]
+    warnings += _event_warnings(ld.ev, pre_events)
+    return errors, warnings
+
+
+def counts(ld: Any, predictor_rows: list[tuple[str, str, str, int]]) -> dict[str, int]:
+    """What was read, by the loader's count."""
+    return {
+        "conversations": len(ld.gt),
+        "turns": sum(len(g.turns) for g in ld.gt.values()),
+        "participants": len(ld.participants),
+        "predictors": len(predictor_rows),
+        "runs": len(ld.run_keys),
+        "predicted turns": len(ld.pt_run),
+    }
+
+
+def raise_release_error(errors: list[Finding], warnings: list[Finding], ld: Any,
+                        pre_events: list[tuple[str, str, str, str, str]], read: dict[str, int],
+                        cause: BaseException | None = None) -> NoReturn:  # fmt: skip
+    """Raise :class:`ReleaseError` with the load report (``exc.report``) attached."""
+    try:
+        report = _report(ld, pre_events)
+    except UnicodeEncodeError:  # surrogates in values: keep the report without its events
+        report = _report(type(ld)(), pre_events)
+    report = replace(report, errors=tuple(errors), warnings=tuple(warnings), read=dict(read))
+    exc = ReleaseError(errors)
+    exc.report = report  # type: ignore[attr-defined]
+    raise exc from cause
