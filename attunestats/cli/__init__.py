@@ -75,12 +75,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except ReleaseError as exc:
-        print(str(exc), file=sys.stderr)
+        report = getattr(exc, "report", None)
+        print(report.text() if report is not None else str(exc), file=sys.stderr)
         return 1
-    except (FileExistsError, FileNotFoundError, NotADirectoryError, ValueError, TypeError) as exc:
-        # bad arguments or paths: a clear message and exit status 2, as argparse does
-        print(f"attunestats {args.command}: error: {exc}", file=sys.stderr)
+    except (OSError, ValueError, TypeError) as exc:
+        # bad arguments, unusable or unwritable destinations: one clear line, exit status 2 (as
+        # argparse does), never a traceback
+        print(f"attunestats {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one line (an OSError with its file name, without ``[Errno N]``)."""
+    if isinstance(exc, OSError) and exc.strerror and type(exc).__name__ != "OutputError":
+        where = f": {exc.filename!r}" if exc.filename else ""
+        return f"{exc.strerror}{where}"
+    return " ".join(str(exc).split("\n")[0].split()) or type(exc).__name__
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -41,8 +41,9 @@ def test_validate_reports_problems_and_exits_nonzero(tmp_path, capsys):
     (root / "conversations").mkdir(parents=True)
     (root / "conversations" / "conversation_5.json").write_text("{not json")
     assert main(["validate", str(root)]) == 1
-    out = capsys.readouterr().out
-    assert "conversation_5.json" in out and "problem" in out
+    captured = capsys.readouterr()
+    assert "1 error" in captured.out  # the verdict on stdout
+    assert "conversations/conversation_5.json: unreadable JSON" in captured.err  # the report
 
 
 def test_power_and_study_commands_pass_their_arguments_through(capsys):
