@@ -37,7 +37,8 @@ extensions = [
 
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
 root_doc = "index"
-exclude_patterns = ["_build", "_inventories", "_ext", "**.ipynb_checkpoints", "jupyter_execute"]
+exclude_patterns = ["_build", "_inventories", "_ext", "_generated/*.md", "**.ipynb_checkpoints",
+                    "jupyter_execute"]
 templates_path: list[str] = []
 
 # -- MyST / myst-nb ---------------------------------------------------------------------------

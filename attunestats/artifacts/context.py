@@ -86,7 +86,7 @@ def sha256_json(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Table:
-    """A table to write as ``tables/<name>.csv`` (full precision) and ``.tex`` (rounded)."""
+    """A table to write as ``tables/<name>.csv`` (full precision), ``.json`` (metadata), ``.tex``."""
 
     name: str
     frame: pd.DataFrame
@@ -142,7 +142,7 @@ class Built:
 
     def output_files(self) -> list[str]:
         """Paths, relative to the output directory, of the files :meth:`write` writes."""
-        files = [f"tables/{t.name}.{ext}" for t in self.tables for ext in ("csv", "tex")]
+        files = [f"tables/{t.name}.{ext}" for t in self.tables for ext in ("csv", "json", "tex")]
         files += [f"figures/{f.name}.{ext}" for f in self.figures for ext in ("png", "pdf")]
         return files
 

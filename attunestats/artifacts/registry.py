@@ -73,7 +73,7 @@ class Artefact:
     @property
     def outputs(self) -> tuple[str, ...]:
         """Files written, relative to the output directory."""
-        files = [f"tables/{t}.{ext}" for t in self.tables for ext in ("csv", "tex")]
+        files = [f"tables/{t}.{ext}" for t in self.tables for ext in ("csv", "json", "tex")]
         files += [f"figures/{f}.{ext}" for f in self.figures for ext in ("png", "pdf")]
         return tuple(files)
 

@@ -61,9 +61,10 @@ def test_every_artefact_builds_and_every_notebook_runs_in_fast_mode(tmp_path):
         assert entry["simulated"] is (entry["artefact"] != "metric-registry")
     # every table of a simulated release says so
     for table in sorted((out / "tables").glob("*.csv")):
-        first = table.read_text(encoding="utf-8").splitlines()[0]
-        assert first == f"# {SIMULATED_LABEL}" or table.stem.endswith("metric_registry")
-        pd.read_csv(table, comment="#")  # readable back
+        meta = json.loads(table.with_suffix(".json").read_text(encoding="utf-8"))
+        assert meta["simulated"] or table.stem.endswith("metric_registry")
+        assert meta["label"] == (SIMULATED_LABEL if meta["simulated"] else "")
+        pd.read_csv(table)  # readable back with no options (no comment line)
     figures = sorted((out / "figures").glob("*.png"))
     assert {p.with_suffix(".pdf").name for p in figures} <= {
         p.name for p in (out / "figures").glob("*.pdf")

@@ -300,7 +300,8 @@ def test_cli_reproduce_only_and_exit_statuses(tmp_path, capsys, release_small_pa
     assert main([*args, "--only", "topics", "diagnosis-groups"]) == 0
     assert "built 2 artefacts" in capsys.readouterr().out
     assert sorted(p.name for p in (out / "tables").iterdir()) == [
-        "01_diagnosis_groups.csv", "01_diagnosis_groups.tex", "01_topics.csv", "01_topics.tex"
+        "01_diagnosis_groups.csv", "01_diagnosis_groups.json", "01_diagnosis_groups.tex",
+        "01_topics.csv", "01_topics.json", "01_topics.tex",
     ]  # fmt: skip
     manifest = json.loads((out / "MANIFEST.json").read_text())
     assert manifest["root_seed"] == 3 and manifest["only"] == ["topics", "diagnosis-groups"]
