@@ -11,6 +11,7 @@ _SIZES = ("n_conversations", "n_participants", "n_topics", "n_models", "n_human_
 
 def simulate_command(args: argparse.Namespace) -> int:
     """Write the simulated release; returns the exit code."""
+    from attunestats._io import check_dir_destination
     from attunestats.release.simulate import SCENARIOS, simulate_release
 
     overrides = {}
@@ -23,13 +24,27 @@ def simulate_command(args: argparse.Namespace) -> int:
             f"unknown scenario {args.scenario!r}; choose from {sorted(SCENARIOS)}", file=sys.stderr
         )
         return 2
-    out = simulate_release(
-        args.out,
-        rng=args.seed,
-        config=SCENARIOS[args.scenario],
-        overwrite=args.overwrite,
-        **overrides,
-    )
+    for name in _SIZES:  # every flag checked before any work, in the CLI's words
+        value = getattr(args, name)
+        low = 0 if name == "n_human_raters" else 1
+        if value is not None and value < low:
+            raise ValueError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {value}")
+    out_dir = check_dir_destination(args.out, what="OUT")
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not args.overwrite:
+        raise ValueError(f"OUT {args.out!r} is not empty; pass --overwrite to replace it")
+    try:
+        out = simulate_release(
+            args.out,
+            rng=args.seed,
+            config=SCENARIOS[args.scenario],
+            overwrite=args.overwrite,
+            **overrides,
+        )
+    except ValueError as exc:  # the configuration's messages, in the CLI's words
+        message = str(exc)
+        for name in _SIZES:
+            message = message.replace(name, f"--{name.replace('_', '-')}")
+        raise ValueError(message.replace("overwrite=True", "--overwrite")) from None
     print(f"wrote simulated release ({args.scenario}, seed {args.seed}) to {out}")
     return 0
 

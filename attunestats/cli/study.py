@@ -121,8 +121,27 @@ def study_command(argv: Sequence[str]) -> int:
             print(frame.describe(include="all").to_string())
         return 0
     except (ValueError, TypeError, ImportError, StudyError, OSError) as err:
-        print(f"attunestats study: error: {err}", file=sys.stderr)
+        print(f"attunestats study: error: {_cli_words(str(err))}", file=sys.stderr)
         return 2
+
+
+_CLI_WORDS = (
+    (r"overwrite=True \(--overwrite\)|overwrite=True", "--overwrite"),
+    (r"\bn_replicates\b", "--replicates"),
+    (r"(?<![\w-])config key", "--config key"),
+    (r"^out (?=must|')", "--out "),
+    (r"(?<![\w-])out '", "--out '"),
+)
+
+
+def _cli_words(message: str) -> str:
+    """A message of the Python API in the command line's words (``--overwrite``, not ``overwrite=True``)."""
+    import re
+
+    message = " ".join(message.split("\n")[0].split())
+    for python, cli in _CLI_WORDS:
+        message = re.sub(python, cli, message)
+    return message
 
 
 def _run(args: argparse.Namespace) -> int:

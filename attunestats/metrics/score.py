@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from attunestats._io import write_files
 from attunestats.constants import SIMULATED_LABEL
 from attunestats.metrics._index import ScoringIndex, build_index
 from attunestats.metrics.composite import composite_z
@@ -482,7 +481,8 @@ def write_scores(scores: Scores, out: Path | str) -> list[Path]:
     format of every table. Siblings ``<stem>_turn``, ``_predictor``, ``_counts``,
     ``_turn_counts``, ``_comparisons``, ``_design`` and ``_predictors`` (same extension) and
     ``<stem>_summary.json`` are written next to it. Files are written to temporary names first and
-    renamed only when all succeeded, so a failure leaves nothing half-written.
+    renamed only when all succeeded, so a failure leaves nothing half-written
+    (:func:`attunestats._io.write_files`; modes 0666 less the umask).
 
     Parameters
     ----------
@@ -507,29 +507,16 @@ def write_scores(scores: Scores, out: Path | str) -> list[Path]:
     for name in _TABLES:
         targets.append((out.with_name(f"{out.stem}_{name}{out.suffix}"), getattr(scores, name)))
     summary_path = out.with_name(f"{out.stem}_summary.json")
-    written_tmp: list[tuple[Path, Path]] = []
-    try:
-        for path, df in targets:
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-            os.close(fd)
-            tmp_path = Path(tmp)
-            written_tmp.append((tmp_path, path))
-            if ext == ".csv":
-                df.to_csv(tmp_path, index=False)
-            else:
-                df.to_parquet(tmp_path, index=False)
-        fd, tmp = tempfile.mkstemp(prefix=f".{summary_path.name}.", dir=summary_path.parent)
-        os.close(fd)
-        tmp_path = Path(tmp)
-        written_tmp.append((tmp_path, summary_path))
-        files = [str(p.name) for _, p in written_tmp]
-        summary = summary_dict(scores)
-        summary["files"] = files
-        tmp_path.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n")
-    except BaseException:
-        for tmp_path, _ in written_tmp:
-            tmp_path.unlink(missing_ok=True)
-        raise
-    for tmp_path, path in written_tmp:
-        os.replace(tmp_path, path)
-    return [path for _, path in written_tmp]
+    summary = summary_dict(scores)
+    summary["files"] = [p.name for p, _ in targets] + [summary_path.name]
+    text = json.dumps(summary, indent=2, allow_nan=False) + "\n"
+
+    def table_writer(df: pd.DataFrame) -> Any:
+        if ext == ".csv":
+            return lambda tmp: df.to_csv(tmp, index=False, lineterminator="\n")
+        return lambda tmp: df.to_parquet(tmp, index=False)
+
+    files: dict[Path, Any] = {path: table_writer(df) for path, df in targets}
+    files[summary_path] = lambda tmp: Path(tmp).write_text(text, encoding="utf-8")
+    # attunestats._io: temporary siblings (0666 less the umask), renamed only when all are written
+    return write_files(files, what="out")

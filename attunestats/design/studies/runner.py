@@ -250,15 +250,11 @@ def make_study(
     """
     if kind not in STUDY_KINDS:
         raise ValueError(f"unknown study kind {kind!r}; registered: {sorted(STUDY_KINDS)}")
+    if isinstance(n_replicates, bool) or not isinstance(n_replicates, int) or n_replicates < 1:
+        raise ValueError(f"n_replicates must be a positive integer; got {n_replicates!r}")
     spec = STUDY_KINDS[kind]
     config = dict(config or {})
-    if spec.defaults is not None:
-        unknown = sorted(set(config) - set(spec.defaults))
-        if unknown:
-            raise ValueError(
-                f"unknown config keys {unknown} for study kind {kind!r}; "
-                f"known: {sorted(spec.defaults)}"
-            )
+    check_config(kind, config)
     merged = {**(spec.defaults or {}), **config}
     return Study(
         spec.replicate,
@@ -268,6 +264,102 @@ def make_study(
         setup=spec.setup,
         name=name or kind,
     )
+
+
+_POSITIVE_INT = frozenset({"cluster_size", "draws", "tune", "chains", "n_resamples",
+                           "population_conversations", "population_chunk_size"})  # fmt: skip
+_UNIT_INTERVAL = frozenset({"icc", "confidence_level", "ci_prob"})
+
+
+def _close(key: str, known: list[str]) -> str:
+    import difflib
+
+    hit = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    return f" (did you mean {hit[0]!r}?)" if hit else ""
+
+
+def _check_value(key: str, value: Any, default: Any, kind: str) -> None:
+    """Type from the default, range from the key's name (see :func:`check_config`)."""
+    where = f"config key {key!r} of study kind {kind!r}"
+    if default is None or value is None:
+        if value is None and default is not None:
+            raise ValueError(f"{where} must not be null (default {default!r})")
+        return
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+        want = "true or false"
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        want = "an integer"
+    elif isinstance(default, float):
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        want = "a finite number"
+    elif isinstance(default, str):
+        ok, want = isinstance(value, str), "a string"
+    elif isinstance(default, Mapping):
+        ok, want = isinstance(value, Mapping), "an object"
+    elif isinstance(default, list | tuple):
+        ok, want = isinstance(value, list | tuple), "an array"
+    else:
+        ok, want = True, ""
+    if not ok:
+        raise ValueError(f"{where} must be {want}; got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return
+    if (key.startswith("n_") or key in _POSITIVE_INT) and value < 1:
+        raise ValueError(f"{where} must be >= 1; got {value!r}")
+    if key in _UNIT_INTERVAL and not 0 <= value <= 1:
+        raise ValueError(f"{where} must be in [0, 1]; got {value!r}")
+    if key == "confidence_level" and value in (0, 1):
+        raise ValueError(f"{where} must be strictly between 0 and 1; got {value!r}")
+    if (key == "sd" or key.endswith("_sd") or key.endswith("_seed")) and value < 0:
+        raise ValueError(f"{where} must be >= 0; got {value!r}")
+
+
+def check_config(kind: str, config: Mapping[str, Any]) -> None:
+    """Check a study configuration completely, before any work or any file.
+
+    Against the kind's ``defaults``: no unknown key (the closest known one is suggested); each
+    value of the default's type (an integer where the default is one, a finite number where it
+    is a float, ...); counts (``n_*``, ``cluster_size``, ``draws``, ``tune``, ``chains``,
+    ``n_resamples``) >= 1; ``icc``, ``ci_prob`` in [0, 1], ``confidence_level`` in (0, 1);
+    standard deviations and seeds >= 0. A ``scenario`` must be one of the simulator's
+    scenarios, and ``simulation`` overrides must make a valid
+    :class:`~attunestats.release.simulate.SimulationConfig`. Kinds without ``defaults`` are
+    checked by their replicate function.
+
+    Raises
+    ------
+    ValueError
+        Naming the key, the value and what was expected.
+    """
+    spec = STUDY_KINDS[kind]
+    if spec.defaults is None:
+        return
+    known = sorted(spec.defaults)
+    unknown = sorted(str(k) for k in set(config) - set(spec.defaults))
+    if unknown:
+        raise ValueError(f"unknown config keys {unknown} for study kind {kind!r}"
+                         f"{_close(unknown[0], known)}; known: {known}")  # fmt: skip
+    merged = {**spec.defaults, **config}
+    for key, value in config.items():
+        _check_value(key, value, spec.defaults[key], kind)
+    if "scenario" in merged or "simulation" in merged:
+        from dataclasses import replace as _replace
+
+        from attunestats.release.simulate import SCENARIOS
+
+        scenario = merged.get("scenario", "paper")
+        if scenario not in SCENARIOS:
+            raise ValueError(f"config key 'scenario' of study kind {kind!r} must be one of "
+                             f"{sorted(SCENARIOS)}; got {scenario!r}")  # fmt: skip
+        overrides = merged.get("simulation") or {}
+        try:
+            _replace(SCENARIOS[scenario], **overrides)
+        except TypeError as err:
+            raise ValueError(f"config key 'simulation' of study kind {kind!r}: {err}") from None
+        except ValueError as err:
+            raise ValueError(f"config key 'simulation' of study kind {kind!r}: {err}") from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -508,6 +600,7 @@ def run_study(
         progress = bool(getattr(stream, "isatty", lambda: False)())
     started = time.perf_counter()
     store = _Store(out, study)
+    store.check_destination()  # before any work: file-vs-directory mismatches, unwritable parent
     if overwrite:
         store.clear()
     store.path.parent.mkdir(parents=True, exist_ok=True)

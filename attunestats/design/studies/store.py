@@ -120,7 +120,7 @@ class _Store:
             raise ValueError(
                 f"{where} holds results of a different study (fingerprint "
                 f"{str(data.get('fingerprint'))[:12]}..., this study {self.fingerprint[:12]}...); "
-                "use another out path, or overwrite=True to discard them"
+                "use another out path, or overwrite=True (--overwrite) to discard them"
             )
         import attunestats
 
@@ -133,6 +133,15 @@ class _Store:
             )
 
     # -- state ---------------------------------------------------------------------------------
+    def check_destination(self) -> None:
+        """Refuse, before any work, an ``out`` that cannot be written (one-line OutputError)."""
+        from attunestats._io import OutputError, check_file_destination
+
+        check_file_destination(self.path, what="out", create_parents=True)
+        if self.parts.exists() and not self.parts.is_dir():
+            raise OutputError(f"out {str(self.path)!r}: {str(self.parts)!r} (its parts folder) "
+                              "exists and is not a directory")  # fmt: skip
+
     def clear(self) -> None:
         if self.parts.exists():
             shutil.rmtree(self.parts)
@@ -161,7 +170,14 @@ class _Store:
             return set()
         manifest = self.parts / "study.json"
         if manifest.exists():
-            self._check_manifest(json.loads(manifest.read_text()), manifest)
+            try:
+                self._check_manifest(json.loads(manifest.read_text()), manifest)
+            except ValueError:
+                if self._holds_results():
+                    raise
+                # a study that stopped before its first replicate holds nothing: start afresh
+                shutil.rmtree(self.parts)
+                return set()
         ids = set()
         for entry in self.parts.iterdir():
             name = entry.name
@@ -183,6 +199,13 @@ class _Store:
                 continue
             ids.add(replicate)
         return ids
+
+    def _holds_results(self) -> bool:
+        """Whether the parts folder holds a completed replicate (or the final file exists)."""
+        if self.path.exists():
+            return True
+        return any(p.name.startswith(_PART_PREFIX) and p.name.endswith(_PART_SUFFIX)
+                   for p in self.parts.iterdir())  # fmt: skip
 
     def prepare(self) -> None:
         self.parts.mkdir(parents=True, exist_ok=True)

@@ -10,13 +10,13 @@ import json
 import math
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from attunestats import _io
 from attunestats import constants as K
 from attunestats._rng import RNGLike, root_seed
 from attunestats.release.simulate.config import (
@@ -117,8 +117,9 @@ class SimulatedDocuments:
                 raise FileExistsError(
                     f"out_dir {str(out)!r} is not empty; pass overwrite=True to replace it"
                 )
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+        # attunestats._io: a staging sibling (0777 less the umask, leftovers of killed runs
+        # cleaned), swapped in atomically; the files are those of files(), byte for byte
+        tmp = _io.staging_dir(out, what="out_dir")
         try:
             made: set[Path] = set()
             for rel, data in self.files().items():
@@ -127,18 +128,7 @@ class SimulatedDocuments:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     made.add(path.parent)
                 _write_bytes(path, data)
-            if out.exists():
-                trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-                os.replace(out, trash / "old")
-                try:
-                    os.replace(tmp, out)
-                except BaseException:
-                    os.replace(trash / "old", out)
-                    shutil.rmtree(trash, ignore_errors=True)
-                    raise
-                shutil.rmtree(trash, ignore_errors=True)
-            else:
-                os.replace(tmp, out)
+            _io.replace_dir(tmp, out, what="out_dir")
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
