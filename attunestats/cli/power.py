@@ -307,7 +307,7 @@ def _add_sample_size_parser(sub: Any) -> None:
 
 
 def power_command(argv: Sequence[str]) -> int:
-    """``attunestats power analytic|curve|release ...``; returns the exit code.
+    """``attunestats power analytic|curve|release|sample-size|independence ...``; returns the exit code.
 
     ``analytic``: design-effect (z) and cluster-level t power and MDE over a grid.
     ``curve``: simulated power (and MDE) of a clustered contrast, fitted from a release

@@ -95,7 +95,7 @@ def paper_map_page() -> str:
         out.append(f"Notebook: [{nb}](/_generated/notebooks/{nb}.ipynb) (source `notebooks/{nb}.py`).\n\n")
         rows = []
         for a in items:
-            files = [f"`tables/{t}.csv`, `.tex`" for t in a.tables]
+            files = [f"`tables/{t}.csv`, `.json`, `.tex`" for t in a.tables]
             files += [f"`figures/{f}.png`, `.pdf`" for f in a.figures]
             module, _, func = a.builder_name.partition(":")
             builder = f"`attunestats.artifacts.builders.{module}.{func}`"
