@@ -21,7 +21,15 @@ and its MCMC fit cache, so they add little time and show the same numbers.
 ``MANIFEST.json`` lists every file with its sha256 (``artefacts``) and, for every output
 (``outputs``), its artefact id, paper reference, notebook, builder, seed, settings, inputs with
 their hashes (release checksum, settings) and whether its inputs were simulated; plus the release,
-the seeds, the timings and the versions of the package, Python and the main dependencies.
+the seeds and the versions of the package, Python and the main dependencies. Wall times (of the
+steps, and the ``*_seconds`` columns of the fit-diagnostics tables) go to ``BUILD.log``, so that a
+rebuild with the same release and seed gives byte-identical tables and manifest.
+
+Safe output (:mod:`attunestats._io`): ``--out`` is checked before any work (an existing file
+there is refused, an unwritable parent is one clear line); the build happens in a hidden sibling
+``.<out>.tmp-<pid>-<token>`` (modes 0777/0666 less the umask) that is swapped with the old output
+in one atomic exchange, so a SIGKILL at any moment leaves the old complete output or the new one;
+the next run removes what killed runs left.
 """
 
 from __future__ import annotations
@@ -32,14 +40,16 @@ import os
 import platform
 import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
+from attunestats import _io
 from attunestats._rng import RNGLike
 from attunestats.artifacts.context import (
     DEFAULT_ROOT_SEED,
@@ -61,6 +71,8 @@ _VERSIONED = (
     "krippendorff", "matplotlib", "nbclient", "jupytext", "pyarrow",
 )  # fmt: skip
 _SCRATCH = (".fit-cache", ".memo")  # build-internal directories, removed before the manifest
+#: The build log: wall times of the steps and of the MCMC fits (not in any table, not hashed).
+BUILD_LOG = "BUILD.log"
 
 OUTPUT_README = """# paper_figures
 
@@ -72,6 +84,7 @@ and keeps the other files).
 - `tables/`: every table as CSV (full precision) and LaTeX (rounded for display)
 - `figures/`: every figure as PNG and PDF
 - `notebooks/`: the executed notebooks, with their outputs (only with `--notebooks`)
+- `BUILD.log`: the wall times of the build and of its MCMC fits (they differ on every run)
 - `MANIFEST.json`: for every file its sha256, and for every output the artefact, the paper result
   it stands for, the notebook, the builder, the seed, the settings, the hashes of its inputs and
   whether they were simulated; the release checksum, the seeds and the versions
@@ -209,12 +222,14 @@ def build(
     """
     artefacts = select(only, registry=registry)
     out_path = Path(out).resolve()
-    out_path.parent.mkdir(parents=True, exist_ok=True)
+    _io.check_dir_destination(out_path, what="--out")  # before any work: a file there is refused
     nb_dir = Path(notebooks_dir) if notebooks_dir is not None else default_notebooks_dir()
     if notebooks:  # fail before any work when a notebook is missing
         notebook_paths = {a.notebook: find_notebook(nb_dir, a.notebook) for a in artefacts}
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_path.name}-build-", dir=out_path.parent))
+    # a hidden sibling (0777 less the umask); the leftovers of killed runs are cleaned first
+    tmp = _io.staging_dir(out_path, what="--out")
     timings: dict[str, float] = {}
+    fit_times: dict[str, list[dict[str, Any]]] = {}
     used: dict[str, tuple[str, ...]] = {}
     try:
         ctx = BuildContext(release=release, fast=fast, rng=rng, fit_cache=tmp / ".fit-cache",
@@ -237,6 +252,7 @@ def build(
             except Exception as exc:
                 raise ArtefactFailed(artefact, f"{type(exc).__name__}: {exc}") from exc
             _check_outputs(artefact, built)
+            built = _without_timings(built, fit_times)
             built.write(tmp)
             timings[artefact.id] = time.perf_counter() - start
             used[artefact.id] = tuple(sorted(actx.used_settings))
@@ -268,11 +284,13 @@ def build(
         for name in _SCRATCH:
             shutil.rmtree(tmp / name, ignore_errors=True)
         (tmp / "README.md").write_text(OUTPUT_README, encoding="utf-8")
-        manifest = _manifest(ctx, tmp, artefacts, outputs, skipped, timings, executed, only)
+        (tmp / BUILD_LOG).write_text(_build_log(timings, fit_times), encoding="utf-8")
+        manifest = _manifest(ctx, tmp, artefacts, outputs, skipped, executed, only)
         (tmp / "MANIFEST.json").write_text(
             json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8"
         )
-        _replace_dir(tmp, out_path)
+        _io.fix_modes(tmp)  # copies of an older output keep no 0600/0700 modes
+        _io.replace_dir(tmp, out_path, what="--out")
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -281,12 +299,12 @@ def build(
 
 
 def _manifest(ctx: BuildContext, tmp: Path, artefacts: Sequence[Artefact],
-              outputs: dict[str, Any], skipped: dict[str, str], timings: dict[str, float],
-              executed: list[str], only: Sequence[str] | None) -> dict[str, Any]:  # fmt: skip
+              outputs: dict[str, Any], skipped: dict[str, str], executed: list[str],
+              only: Sequence[str] | None) -> dict[str, Any]:  # fmt: skip
     files = {
         str(p.relative_to(tmp)): _sha256(p)
         for p in sorted(tmp.rglob("*"))
-        if p.is_file() and p.relative_to(tmp).parts[0] != "notebooks"
+        if p.is_file() and p.relative_to(tmp).parts[0] != "notebooks" and p.name != BUILD_LOG
     }
     outputs = {rel: entry for rel, entry in outputs.items() if rel in files}
     seed_names = sorted({a.seed_name for a in artefacts})
@@ -308,7 +326,7 @@ def _manifest(ctx: BuildContext, tmp: Path, artefacts: Sequence[Artefact],
         "seeds": {**{n: ctx.seed(n) for n in seed_names}, "mcmc": ctx.mcmc_seed},
         "consistent": len({(m, s) for m, s, _ in agree}) <= 1 and len(releases) <= 1,
         "versions": _versions(),
-        "timings_seconds": {k: round(v, 2) for k, v in timings.items()},
+        "build_log": BUILD_LOG,
         "notebooks": sorted(executed),
         "artefacts": files,
         "outputs": outputs,
@@ -316,20 +334,32 @@ def _manifest(ctx: BuildContext, tmp: Path, artefacts: Sequence[Artefact],
     }
 
 
-def _replace_dir(new: Path, target: Path) -> None:
-    """Swap ``new`` into ``target``: rename the old one aside, rename the new one in, delete old."""
-    old = None
-    if target.exists():
-        old = target.with_name(f".{target.name}-old-{os.getpid()}-{time.time_ns()}")
-        os.rename(target, old)
-    try:
-        os.rename(new, target)
-    except BaseException:
-        if old is not None:
-            os.rename(old, target)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+def _without_timings(built: Built, log: dict[str, list[dict[str, Any]]]) -> Built:
+    """The built tables without their wall-clock columns (``*_seconds``), which go to the log.
+
+    Times differ on every run (compile caches, load), so a table holding them would never be
+    byte-identical on a rerun; they are kept in :data:`BUILD_LOG` instead.
+    """
+    tables = []
+    for table in built.tables:
+        timed = [c for c in table.frame.columns if str(c).endswith("_seconds")]
+        if timed:
+            keys = [c for c in table.frame.columns if c not in timed
+                    and not pd.api.types.is_numeric_dtype(table.frame[c])][:3]  # fmt: skip
+            log[table.name] = table.frame[keys + timed].to_dict("records")
+            table = replace(table, frame=table.frame.drop(columns=timed))
+        tables.append(table)
+    return replace(built, tables=tuple(tables))
+
+
+def _build_log(timings: dict[str, float], fit_times: dict[str, list[dict[str, Any]]]) -> str:
+    lines = ["# attunestats reproduce: wall times of this build (they differ on every run, so",
+             "# they are kept here and not in the tables or MANIFEST.json)", ""]  # fmt: skip
+    lines += [f"{k}\t{v:.2f} s" for k, v in timings.items()]
+    for name, rows in fit_times.items():
+        lines += ["", f"# {name}: the *_seconds columns taken out of the table"]
+        lines += [json.dumps(row, default=str, sort_keys=True) for row in rows]
+    return "\n".join(lines) + "\n"
 
 
 def reproduce(
