@@ -51,6 +51,7 @@ from attunestats.hierarchical.recovery import (
     true_quantities,
     truth_from_simulation,
 )
+from attunestats.hierarchical.spec import DEFAULT_TERMS, LEGACY_TERMS, TERMS, ModelSpec
 from attunestats.hierarchical.summaries import (
     diagnosis_contrasts,
     parameter_summary,
@@ -63,7 +64,11 @@ from attunestats.hierarchical.summaries import (
 from attunestats.hierarchical.synthetic import SyntheticPanel, simulate_panel
 
 __all__ = [
+    "DEFAULT_TERMS",
+    "LEGACY_TERMS",
     "PRIORS",
+    "TERMS",
+    "ModelSpec",
     "FitResult",
     "HierarchicalModel",
     "LatentTruth",

@@ -20,18 +20,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from attunestats.hierarchical.centring import (  # noqa: F401 - re-exported
+    AUTO_CENTRED_MIN_CONVERSATIONS,
+    AUTO_CENTRED_MIN_OBS,
+    AUTO_CENTRED_MIN_OBS_INTERACTION,
+    AUTO_CENTRED_MIN_OBS_LEVEL,
+    _resolve,
+    auto_centring,
+)
 from attunestats.hierarchical.model import LEVELS, HierarchicalModel
+from attunestats.hierarchical.spec import ModelSpec, as_spec
 
 _DESIGN_COLUMNS = ("conversation_id", "participant_id", "diagnosis_group", "topic", "n_turns")
 Parameterization = str | Mapping[str, str]
 _PARAMETERIZATIONS = ("auto", "centred", "noncentred")
-#: ``parameterization="auto"``: conversation intercepts are centred when the median conversation
-#: carries at least this many effective binary observations (summed over predictors and rows).
-AUTO_CENTRED_MIN_OBS = 300.0
-#: ... and participant / topic intercepts when the median participant / topic has at least this
-#: many effective observations and :data:`AUTO_CENTRED_MIN_CONVERSATIONS` conversations.
-AUTO_CENTRED_MIN_OBS_LEVEL = 1000.0
-AUTO_CENTRED_MIN_CONVERSATIONS = 8
 #: Effective binary observations of one ordered-beta score (a rough equivalence, see docs).
 BOUNDED_EFFECTIVE_TRIALS = 4.0
 #: Maximum error of the holistic metrics (spec 2.5): the model uses ``1 - error / max``.
@@ -155,8 +157,10 @@ def _turn_rows(
     name: str,
     tasks: Sequence[str],
     reference_group: str | None,
+    items: Sequence[str] = ("all",),
 ) -> tuple[pd.DataFrame, dict[str, Any], dict[str, Any]]:
-    """Rows (conversation x task x turn) and per-row arrays; adds a ``_row`` column to data."""
+    """Rows (conversation x task x item x turn) and per-row arrays; adds a ``_row`` column to
+    data (which has ``task`` and ``item`` columns)."""
     conv_ids = set(design["conversation_id"])
     unknown = sorted(set(data["conversation_id"]) - conv_ids)
     if unknown:
@@ -165,12 +169,14 @@ def _turn_rows(
     lv = _levels(design, order, reference_group)
     k_index = {c: i for i, c in enumerate(order)}
     t_index = {t: i for i, t in enumerate(tasks)}
+    i_index = {t: i for i, t in enumerate(items)}
     turns = pd.to_numeric(data["turn"], errors="coerce")
     if turns.isna().any() or (turns != np.round(turns)).any():
         raise ValueError(f"{name}.turn must be integers; got {data.loc[turns.isna(), 'turn'][:5]}")
     data = data.assign(
         _k=data["conversation_id"].map(k_index).astype("int64"),
         _task=data["task"].map(t_index).astype("int64"),
+        _item=data["item"].map(i_index).astype("int64"),
         turn=turns.astype("int64"),
     )
     n_turns = lv["n_turns"][data["_k"].to_numpy()]
@@ -182,20 +188,17 @@ def _turn_rows(
             f"{row['conversation_id']!r} has turn {int(row['turn'])} "
             f"(n_turns {int(n_turns[np.flatnonzero(bad)[0]])})"
         )
-    rows = (
-        data[["_k", "_task", "turn"]]
-        .drop_duplicates()
-        .sort_values(["_k", "_task", "turn"], kind="stable")
-        .reset_index(drop=True)
-    )
+    keys = ["_k", "_task", "_item", "turn"]
+    rows = data[keys].drop_duplicates().sort_values(keys, kind="stable").reset_index(drop=True)
     rows["_row"] = np.arange(len(rows), dtype=np.int64)
-    data = data.merge(rows, on=["_k", "_task", "turn"], how="left")
+    data = data.merge(rows, on=keys, how="left")
     nt = lv["n_turns"][rows["_k"].to_numpy()]
     t = rows["turn"].to_numpy()
     x = np.where(nt > 1, (t - 1) / np.maximum(nt - 1, 1), 0.5).astype(float)
     row_arrays = {
         "conversation_of_row": rows["_k"].to_numpy(dtype=np.int64),
         "task_of_row": rows["_task"].to_numpy(dtype=np.int64),
+        "item_of_row": rows["_item"].to_numpy(dtype=np.int64),
         "turn_of_row": t.astype(np.int64),
         "x": x,
     }
@@ -235,59 +238,6 @@ def _check_common(parameterization: Any, simulated: Any) -> None:
         raise TypeError(f"simulated must be a bool; got {simulated!r}")
 
 
-def auto_centring(
-    per_conversation: np.ndarray,
-    participant_of_conversation: np.ndarray,
-    topic_of_conversation: np.ndarray,
-) -> tuple[bool, bool, bool]:
-    """The ``parameterization="auto"`` choice: (participant, topic, conversation) centred?
-
-    Conversations: centred when the median conversation carries at least
-    :data:`AUTO_CENTRED_MIN_OBS` effective observations. Topics: centred when conversations are
-    and the median topic has :data:`AUTO_CENTRED_MIN_CONVERSATIONS` conversations and
-    :data:`AUTO_CENTRED_MIN_OBS_LEVEL` effective observations. Participants: non-centred.
-
-    ``per_conversation`` holds the effective binary observations of each conversation (trials
-    summed over predictors and rows; 4 per ordered-beta score). See :mod:`.model`.
-    """
-    conv = bool(np.median(per_conversation) >= AUTO_CENTRED_MIN_OBS)
-
-    def level(index: np.ndarray) -> bool:
-        n_conv = np.bincount(index)
-        n_obs = np.bincount(index, weights=per_conversation)
-        keep = n_conv > 0
-        return bool(
-            np.median(n_conv[keep]) >= AUTO_CENTRED_MIN_CONVERSATIONS
-            and np.median(n_obs[keep]) >= AUTO_CENTRED_MIN_OBS_LEVEL
-        )
-
-    # participants: non-centred. With the group means integrated out (see .model) the
-    # non-centred form sampled the paper-sized behaviour model without divergences (min bulk ESS
-    # 686 / 4,000 draws), the centred one had divergent transitions at small sigma_participant
-    # (a funnel over the few participants). A centred level above non-centred conversation
-    # intercepts diverged as well (holistic outcomes), hence topics only with conversations.
-    del participant_of_conversation
-    return (False, conv and level(topic_of_conversation), conv)
-
-
-def _resolve(
-    parameterization: Parameterization, per_conversation: np.ndarray, lv: Mapping[str, Any]
-) -> tuple[bool, bool, bool]:
-    auto = auto_centring(
-        per_conversation, lv["participant_of_conversation"], lv["topic_of_conversation"]
-    )
-    spec = (
-        parameterization
-        if isinstance(parameterization, Mapping)
-        else dict.fromkeys(LEVELS, parameterization)
-    )
-    out = []
-    for lev, a in zip(LEVELS, auto):
-        choice = spec.get(lev, "auto")
-        out.append(a if choice == "auto" else choice == "centred")
-    return (out[0], out[1], out[2])
-
-
 def _duplicates(df: pd.DataFrame, keys: list[str], name: str) -> None:
     dup = df.duplicated(keys)
     if dup.any():
@@ -310,15 +260,18 @@ def binomial_model(
     parameterization: Parameterization = "auto",
     simulated: bool = False,
     metric: str = "",
+    structure: ModelSpec | str | None = None,
 ) -> HierarchicalModel:
-    """Binomial-logit model of counts per predictor x conversation x turn (x task).
+    """Binomial-logit model of counts per predictor x conversation x turn (x task x item).
 
     Parameters
     ----------
     counts : DataFrame
         ``predictor, conversation_id, turn, successes, trials`` and optionally ``task`` (several
-        tasks get task offsets; the first task in order of appearance is the reference). Rows
-        with ``trials == 0`` carry no information and are dropped.
+        tasks get task offsets; the first task in order of appearance is the reference) and
+        ``item`` (item intercepts when the structure has the ``item`` term; otherwise counts
+        of the items of a turn are summed). Rows with ``trials == 0`` carry no information and
+        are dropped.
     design : DataFrame
         ``conversation_id, participant_id, diagnosis_group, topic, n_turns``.
     outcome : str
@@ -341,11 +294,14 @@ def binomial_model(
         Whether the data come from a simulated release.
     metric : str
         Source metric name, recorded.
+    structure : ModelSpec or str, optional
+        Terms and priors (:class:`~.spec.ModelSpec`; default: every term).
 
     Returns
     -------
     HierarchicalModel
     """
+    spec = as_spec(structure)
     counts = _check_frame(
         counts, "counts", ("predictor", "conversation_id", "turn", "successes", "trials")
     )
@@ -354,7 +310,9 @@ def binomial_model(
     df = counts.copy()
     if "task" not in df.columns:
         df["task"] = "all"
-    for col in ("predictor", "conversation_id", "task"):
+    if "item" not in df.columns or not spec.has("item"):
+        df["item"] = "all"
+    for col in ("predictor", "conversation_id", "task", "item"):
         df[col] = df[col].astype("str")
     for col in ("successes", "trials"):
         v = pd.to_numeric(df[col], errors="coerce")
@@ -375,9 +333,15 @@ def binomial_model(
         raise ValueError("counts has no row with trials > 0")
     preds = _select_predictors(df, predictors)
     df = df[df["predictor"].isin(preds)]
-    _duplicates(df, ["predictor", "conversation_id", "task", "turn"], "counts")
+    keys = ["predictor", "conversation_id", "task", "item", "turn"]
+    if "item" in counts.columns and not spec.has("item"):  # items summed within a turn
+        df = (
+            df.groupby(keys, sort=False, observed=True)[["successes", "trials"]].sum().reset_index()
+        )
+    _duplicates(df, keys, "counts")
     tasks = list(dict.fromkeys(df["task"]))
-    df, lv, rows = _turn_rows(df, design, "counts", tasks, reference_group)
+    items = sorted(dict.fromkeys(df["item"]))
+    df, lv, rows = _turn_rows(df, design, "counts", tasks, reference_group, items)
     n_rows = len(rows["x"])
     succ = _grid(df, preds, n_rows, "successes", np.int64(0))
     trials = _grid(df, preds, n_rows, "trials", np.int64(0))
@@ -388,16 +352,24 @@ def binomial_model(
     per_conv = np.bincount(
         rows["conversation_of_row"], weights=trials.sum(axis=0), minlength=len(lv["conversations"])
     )
+    per_item = None
+    if len(items) >= 2:
+        per_item = np.bincount(rows["item_of_row"], weights=trials.sum(axis=0),
+                               minlength=len(items))  # fmt: skip
     return HierarchicalModel(
         outcome=outcome,
         family="binomial",
         predictors=tuple(preds),
         tasks=tuple(tasks),
-        turn_slope=bool(turn_slope),
-        centring=_resolve(parameterization, per_conv, lv),
+        items=tuple(items),
+        turn_slope=bool(turn_slope) and spec.has("turn"),
+        centring=_resolve(
+            parameterization, per_conv, lv, n_predictors=len(preds), per_item=per_item
+        ),  # fmt: skip
         simulated=simulated,
         metric=metric,
         capability=capability,
+        spec=spec,
         **arrays,
     )
 
@@ -409,6 +381,7 @@ def behaviour_model(
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
     parameterization: Parameterization = "auto",
+    structure: ModelSpec | str | None = None,
     simulated: bool = False,
 ) -> HierarchicalModel:
     """Turn-level binary behaviour correctness: correct judgements out of scored ones.
@@ -434,6 +407,7 @@ def behaviour_model(
         predictors=predictors,
         reference_group=reference_group,
         parameterization=parameterization,
+        structure=structure,
         simulated=simulated,
         metric="binary_accuracy",
     )
@@ -447,6 +421,7 @@ def behaviour_model_from_scores(
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
     parameterization: Parameterization = "auto",
+    structure: ModelSpec | str | None = None,
 ) -> HierarchicalModel:
     """:func:`behaviour_model` on ``scores.turn_counts`` (correct = tp + tn, trials = all four).
 
@@ -479,6 +454,7 @@ def behaviour_model_from_scores(
         predictors=predictors,
         reference_group=reference_group,
         parameterization=parameterization,
+        structure=structure,
         simulated=_simulated(scores),
         metric="binary_accuracy",
     )
@@ -493,6 +469,7 @@ def preference_model(
     reference_group: str | None = None,
     decided_only: bool = True,
     parameterization: Parameterization = "auto",
+    structure: ModelSpec | str | None = None,
     simulated: bool = False,
 ) -> HierarchicalModel:
     """Pairwise preference correctness: a Bernoulli per comparison, with the shared structure.
@@ -500,10 +477,12 @@ def preference_model(
     Parameters
     ----------
     comparisons : DataFrame
-        ``predictor, conversation_id, turn, correct`` (bool), optionally ``has_winner``: one row
-        per ground-truth comparison. Comparisons of one predictor x turn are summed to a
-        binomial count (the Bernoulli likelihood of the comparisons and the binomial likelihood
-        of their sum have the same kernel, hence the same posterior).
+        ``predictor, conversation_id, turn, correct`` (bool), optionally ``has_winner`` and
+        ``question_id``: one row per ground-truth comparison. Comparisons of one predictor x
+        turn (x question, when the structure has the ``item`` term and ``question_id`` is
+        given: question intercepts) are summed to a binomial count (the Bernoulli likelihood
+        of the comparisons and the binomial likelihood of their sum have the same kernel, hence
+        the same posterior).
     decided_only : bool
         Drop comparisons without a decided ground-truth winner (``has_winner`` False; they are
         wrong by convention, spec 4, and carry no information on the predictor).
@@ -523,11 +502,16 @@ def preference_model(
         shown = sorted(map(repr, pd.unique(correct)))[:5]
         raise ValueError(f"comparisons.correct must be boolean; got values {shown}")
     keys = ["predictor", "conversation_id", "turn"]
+    extra = {}
+    if "question_id" in df.columns and as_spec(structure).has("item"):
+        keys.append("item")
+        extra["item"] = df["question_id"].astype("str")
     agg = (
         df.assign(
             predictor=df["predictor"].astype("str"),
             conversation_id=df["conversation_id"].astype("str"),
             _c=correct.astype("int64"),
+            **extra,
         )
         .groupby(keys, sort=False, observed=True)["_c"]
         .agg(["sum", "size"])
@@ -542,6 +526,7 @@ def preference_model(
         predictors=predictors,
         reference_group=reference_group,
         parameterization=parameterization,
+        structure=structure,
         simulated=simulated,
         metric="pairwise_accuracy",
     )
@@ -555,6 +540,7 @@ def preference_model_from_scores(
     reference_group: str | None = None,
     decided_only: bool = True,
     parameterization: Parameterization = "auto",
+    structure: ModelSpec | str | None = None,
 ) -> HierarchicalModel:
     """:func:`preference_model` on ``scores.comparisons``."""
     comp = _mode_filter(_scores_table(scores, "comparisons"), mode, "scores.comparisons")
@@ -565,6 +551,7 @@ def preference_model_from_scores(
         reference_group=reference_group,
         decided_only=decided_only,
         parameterization=parameterization,
+        structure=structure,
         simulated=_simulated(scores),
     )
 
@@ -582,6 +569,7 @@ def bounded_model(
     simulated: bool = False,
     metric: str = "",
     scale: float = 1.0,
+    structure: ModelSpec | str | None = None,
 ) -> HierarchicalModel:
     """Ordered-beta model of scores in [0, 1] (exact 0 and 1 allowed); see :mod:`.model`.
 
@@ -595,6 +583,7 @@ def bounded_model(
 
     Other arguments as in :func:`binomial_model`.
     """
+    spec = as_spec(structure)
     _check_choice("level", level, ("turn", "conversation"))
     cols = ("predictor", "conversation_id", "value") + (("turn",) if level == "turn" else ())
     values = _check_frame(values, "values", cols)
@@ -618,6 +607,7 @@ def bounded_model(
     if level == "conversation":
         df["turn"] = 1
     df["task"] = "all"
+    df["item"] = "all"
     preds = _select_predictors(df, predictors)
     df = df[df["predictor"].isin(preds)]
     _duplicates(df, ["predictor", "conversation_id", "turn"], "values")
@@ -638,12 +628,13 @@ def bounded_model(
         family="ordered_beta",
         predictors=tuple(preds),
         tasks=("all",),
-        turn_slope=level == "turn",
-        centring=_resolve(parameterization, per_conv, lv),
+        turn_slope=level == "turn" and spec.has("turn"),
+        centring=_resolve(parameterization, per_conv, lv, n_predictors=len(preds)),
         simulated=simulated,
         metric=metric,
         scale=float(scale),
         capability=capability,
+        spec=spec,
         **arrays,
     )
 
@@ -656,6 +647,7 @@ def emotion_model(
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
     parameterization: Parameterization = "auto",
+    structure: ModelSpec | str | None = None,
     simulated: bool = False,
 ) -> HierarchicalModel:
     """Turn-level emotion tracking score in [0, 1] (``emotion_f1`` or ``emotion_va_score``).
@@ -671,6 +663,7 @@ def emotion_model(
         predictors=predictors,
         reference_group=reference_group,
         parameterization=parameterization,
+        structure=structure,
         simulated=simulated,
         metric=metric,
     )
@@ -684,6 +677,7 @@ def emotion_model_from_scores(
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
     parameterization: Parameterization = "auto",
+    structure: ModelSpec | str | None = None,
 ) -> HierarchicalModel:
     """:func:`emotion_model` on ``scores.turn`` rows of ``metric``."""
     _check_choice("metric", metric, ("emotion_f1", "emotion_va_score"))
@@ -698,6 +692,7 @@ def emotion_model_from_scores(
         predictors=predictors,
         reference_group=reference_group,
         parameterization=parameterization,
+        structure=structure,
         simulated=_simulated(scores),
     )
 
@@ -711,6 +706,7 @@ def holistic_model(
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
     parameterization: Parameterization = "auto",
+    structure: ModelSpec | str | None = None,
     simulated: bool = False,
 ) -> HierarchicalModel:
     """Conversation-level holistic prediction error, modelled as ``1 - error / max_error``.
@@ -746,6 +742,7 @@ def holistic_model(
         predictors=predictors,
         reference_group=reference_group,
         parameterization=parameterization,
+        structure=structure,
         simulated=simulated,
         metric=metric,
         scale=float(max_error),
@@ -760,6 +757,7 @@ def holistic_model_from_scores(
     predictors: Sequence[str] | None = None,
     reference_group: str | None = None,
     parameterization: Parameterization = "auto",
+    structure: ModelSpec | str | None = None,
 ) -> HierarchicalModel:
     """:func:`holistic_model` on ``scores.conversation`` rows of ``metric``."""
     _check_choice("metric", metric, tuple(HOLISTIC_MAX_ERROR))
@@ -774,6 +772,7 @@ def holistic_model_from_scores(
         predictors=predictors,
         reference_group=reference_group,
         parameterization=parameterization,
+        structure=structure,
         simulated=_simulated(scores),
     )
 

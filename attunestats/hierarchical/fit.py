@@ -1,16 +1,24 @@
-"""Fitting with a diagnostics gate; compiled models cached between fits of one structure.
+"""Fitting with a diagnostics gate.
 
-:func:`fit` samples a :class:`~.model.HierarchicalModel` with nutpie when it is installed (much
-faster on these models, see ``benchmarks/bench_hierarchical.py``) and with PyMC's NUTS
-otherwise, then checks every parameter: rank-normalised split R-hat <= ``max_rhat`` (1.01),
-bulk and tail ESS >= ``min_ess`` (400) and no divergent transition. The :class:`FitResult` says
-which parameters failed; the summaries of :mod:`.summaries` raise
+:func:`fit` samples a :class:`~.model.HierarchicalModel` with nutpie on the numba kernel of
+:mod:`.kernel` when nutpie is installed (the default) and with PyMC's NUTS on the PyMC model
+(:mod:`.pymc_model`) otherwise or on request, then checks every parameter: rank-normalised split
+R-hat <= ``max_rhat`` (1.01), bulk and tail ESS >= ``min_ess`` (400) and no divergent transition.
+The :class:`FitResult` says which parameters failed; the summaries of :mod:`.summaries` raise
 :class:`~attunestats.errors.DiagnosticsError` on a failed fit unless called with
-``accept_failed_diagnostics=True``.
+``accept_failed_diagnostics=True``, and then stamp every row ``diagnostics failed``.
 
-Compiled models are cached by :meth:`HierarchicalModel.structure_key` (likelihood, terms and the
-number of levels of every factor): a second fit of the same structure with new data values swaps
-the data into the compiled model (``pm.Data`` / nutpie's ``with_data``) instead of recompiling.
+Why the kernel. Both samplers target the same density in the same coordinates (tested). The PyMC
+model compiled through nutpie's numba backend cost 15-20 s per model structure and per process
+(nutpie's compiled functions cannot be cached on disk); the kernel is one numba function for
+every structure, compiled once per machine and loaded from numba's cache in about a second,
+and it evaluates the density and gradient of the paper-sized behaviour model in a single pass over
+its cells. ``benchmarks/bench_hierarchical.py`` measures the whole fit against PyMC's default
+sampler.
+
+PyMC models are cached by :meth:`HierarchicalModel.structure_key` within a process: a second fit
+of the same structure with new data values swaps the data into the compiled model
+(``pm.Data``).
 """
 
 from __future__ import annotations
@@ -39,6 +47,9 @@ from attunestats.errors import AttunestatsWarning, DiagnosticsError
 from attunestats.hierarchical.model import HierarchicalModel
 
 Sampler = Literal["auto", "nutpie", "pymc"]
+#: nutpie's mass-matrix adaptation for the kernel (``fit(adaptation=...)``): ``"diag"`` (nutpie's
+#: default) or ``"low_rank"`` (a low-rank correction for correlated parameters).
+DEFAULT_ADAPTATION = "diag"
 
 #: Default diagnostics thresholds (the gate of the issue).
 MAX_RHAT = 1.01
@@ -252,35 +263,118 @@ def _int_seed(rng: RNGLike) -> int:
     return int(check_rng(rng).integers(0, 2**63 - 1))
 
 
-def _get_compiled(model: HierarchicalModel, sampler: str) -> tuple[_Compiled, bool, float]:
-    """Compiled model for ``model``'s structure, with ``model``'s data swapped in."""
-    key = (*model.structure_key(), sampler)
+def _get_compiled(model: HierarchicalModel) -> tuple[_Compiled, bool, float]:
+    """The PyMC model of ``model``'s structure, with ``model``'s data swapped in."""
+    key = model.structure_key()
     entry = _CACHE.get(key)
     t0 = time.perf_counter()
     if entry is None:
         with _quiet():
             pm_model = model.build()
-            compiled = None
-            if sampler == "nutpie":
-                import nutpie
-
-                compiled = nutpie.compile_pymc_model(pm_model)
-        entry = _Compiled(pm_model, compiled, time.perf_counter() - t0)
+        entry = _Compiled(pm_model, None, time.perf_counter() - t0)
         _CACHE[key] = entry
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
         return entry, False, entry.compile_seconds
     _CACHE.move_to_end(key)
-    data = model.data_arrays()
     import pymc as pm
 
+    from attunestats.hierarchical.pymc_model import pymc_data
+
     with entry.model:
-        pm.set_data(data)
-    if entry.nutpie is not None:
-        used = {var.name for var in entry.nutpie.shared_var_keys}
-        updates = {k: v for k, v in data.items() if k in used}
-        entry = dataclasses.replace(entry, nutpie=entry.nutpie.with_data(**updates))
+        pm.set_data(pymc_data(model))
     return entry, True, time.perf_counter() - t0
+
+
+_KERNEL_READY = False
+
+
+def _kernel_ready() -> float:
+    """Load (or compile, once per machine) the numba kernel; seconds it took in this process."""
+    global _KERNEL_READY
+    if _KERNEL_READY:
+        return 0.0
+    from attunestats.hierarchical.kernel import warm_up
+
+    seconds = warm_up()
+    _KERNEL_READY = True
+    return seconds
+
+
+def nutpie_model(model: HierarchicalModel, *, seed: int = 0) -> Any:
+    """nutpie's model object for ``model``: the numba kernel behind nutpie's Python-function
+    interface (the unconstrained vector is stored as ``__q`` and turned into the posterior
+    variables after sampling, :func:`.layout.constrained`)."""
+    from nutpie.compiled_pyfunc import from_pyfunc
+
+    from attunestats.hierarchical.kernel import logp_grad
+    from attunestats.hierarchical.layout import initial_point, kernel_args
+
+    args, ndim = kernel_args(model)
+
+    def make_logp():
+        def logp(x: np.ndarray, **_: Any) -> tuple[float, np.ndarray]:
+            grad = np.empty(ndim)
+            value = logp_grad(x, grad, *args)
+            return float(value), grad
+
+        return logp
+
+    def make_expand(seed1: int, seed2: int, chain: int):
+        def expand(x: np.ndarray, **_: Any) -> dict[str, np.ndarray]:
+            return {"__q": np.array(x, dtype=np.float64, copy=True)}
+
+        return expand
+
+    def make_init(chain_seed: int) -> np.ndarray:
+        gen = np.random.default_rng(np.random.SeedSequence([seed % (2**63), int(chain_seed)]))
+        return initial_point(model, gen)
+
+    return from_pyfunc(
+        ndim, make_logp, make_expand, [np.dtype("float64")], [(ndim,)], ["__q"],
+        coords={"__dim": np.arange(ndim)}, dims={"__q": ("__dim",)},
+        make_initial_point_fn=make_init,
+    )  # fmt: skip
+
+
+def _sample_kernel(
+    model: HierarchicalModel, draws: int, tune: int, chains: int, cores: int, seed: int,
+    progress_bar: bool, target_accept: float, adaptation: str,
+) -> tuple[Any, float]:  # fmt: skip
+    """nutpie on the kernel; returns the DataTree (posterior variables) and sampling seconds."""
+    import nutpie
+    import xarray as xr
+
+    from attunestats.hierarchical.layout import DIMS, constrained
+
+    compiled = nutpie_model(model, seed=seed)
+    t0 = time.perf_counter()
+    with _quiet(), _one_blas_thread():
+        dt = nutpie.sample(
+            compiled, draws=draws, tune=tune, chains=chains, cores=cores, seed=seed,
+            progress_bar=progress_bar, save_warmup=False, target_accept=float(target_accept),
+            adaptation=adaptation,
+        )  # fmt: skip
+    seconds = time.perf_counter() - t0
+    Q = np.asarray(dt["posterior"]["__q"].transpose("chain", "draw", "__dim").values)
+    n_chain, n_draw = Q.shape[:2]
+    post = constrained(model, Q.reshape(n_chain * n_draw, -1))
+    coords = model.coords()
+    coords["cutpoint"] = ["1", "2"]
+    data_vars = {}
+    for name, arr in post.items():
+        dims = DIMS.get(name, ())
+        data_vars[name] = (("chain", "draw", *dims), arr.reshape((n_chain, n_draw, *arr.shape[1:])))
+    used = {d for name in post for d in DIMS.get(name, ())}
+    ds = xr.Dataset(
+        data_vars,
+        coords={"chain": np.arange(n_chain), "draw": np.arange(n_draw),
+                **{d: coords[d] for d in used}},
+    )  # fmt: skip
+    stats = dt["sample_stats"].to_dataset()
+    keep = [v for v in stats.data_vars if v != "unconstrained_draw"]
+    out = xr.DataTree.from_dict({"posterior": ds, "sample_stats": stats[keep]})
+    return out, seconds
 
 
 @contextlib.contextmanager
@@ -328,6 +422,7 @@ def fit(
     min_ess: float = MIN_ESS,
     progress_bar: bool | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
+    adaptation: str = DEFAULT_ADAPTATION,
 ) -> FitResult:
     """Sample the posterior of ``model`` and run the diagnostics gate.
 
@@ -358,6 +453,8 @@ def fit(
     progress_bar : bool, optional
         ``None``: show a progress bar when the fit is expected to take more than a few seconds
         and standard error is a terminal.
+    adaptation : {"diag", "low_rank"}
+        nutpie's mass-matrix adaptation (kernel sampler only).
     cache_dir : path, optional
         Directory of finished fits: a fit with the same data, model structure, priors, sampler,
         settings, seed and library versions is loaded from it instead of sampled again (the
@@ -385,7 +482,7 @@ def fit(
     cache_path = None
     if cache_dir is not None:
         key = _result_key(model, draws, tune, chains, cores, sampler, seed, target_accept,
-                          max_rhat, min_ess)  # fmt: skip
+                          max_rhat, min_ess, adaptation)  # fmt: skip
         cache_path = Path(cache_dir) / f"fit-{key}.pkl"
         if cache_path.is_file():
             with cache_path.open("rb") as fh:
@@ -395,29 +492,20 @@ def fit(
     if progress_bar is None:
         work = model.n_predictors * model.n_rows * (draws + tune) * chains / max(cores, 1)
         progress_bar = bool(work > _PROGRESS_WORK and sys.stderr.isatty())
-    entry, from_cache, compile_seconds = _get_compiled(model, sampler)
-    t0 = time.perf_counter()
+    if adaptation not in ("diag", "low_rank"):
+        raise ValueError(f"adaptation must be 'diag' or 'low_rank'; got {adaptation!r}")
     if sampler == "nutpie":
-        import nutpie
-
-        with _quiet(), _one_blas_thread():
-            dt = nutpie.sample(
-                entry.nutpie,
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=cores,
-                seed=seed,
-                progress_bar=progress_bar,
-                save_warmup=False,
-                target_accept=float(target_accept),
-            )
-        sample_seconds = time.perf_counter() - t0
+        compile_seconds = _kernel_ready()
+        from_cache = compile_seconds == 0.0
+        dt, sample_seconds = _sample_kernel(model, draws, tune, chains, cores, seed,
+                                            progress_bar, float(target_accept), adaptation)  # fmt: skip
     else:
+        entry, from_cache, compile_seconds = _get_compiled(model)
         dt, extra_compile, sample_seconds = _sample_pymc(
             entry.model, draws, tune, chains, cores, seed, progress_bar, float(target_accept)
         )
         compile_seconds += extra_compile
+        dt = _drop_reparameterisations(dt)
     dt = _relabel(dt, model)
     dt = _add_participant_means(dt, model, seed)
     diag, divergences = diagnose(dt, max_rhat=max_rhat, min_ess=min_ess)
@@ -463,13 +551,12 @@ def _result_key(
     target_accept: float,
     max_rhat: float,
     min_ess: float,
+    adaptation: str = DEFAULT_ADAPTATION,
 ) -> str:
     """sha256 of everything a fit's draws depend on (data, structure, priors, settings, seed,
     versions of the libraries that sample)."""
     import hashlib
     import importlib.metadata as md
-
-    from attunestats.hierarchical.model import PRIORS
 
     h = hashlib.sha256()
 
@@ -484,9 +571,11 @@ def _result_key(
         a = np.ascontiguousarray(arr)
         add((name, a.dtype.str, a.shape))
         h.update(a.tobytes())
-    add(sorted(PRIORS.items()))
+    add(sorted(model.spec.all_priors().items()))
     add((draws, tune, chains, cores, sampler, seed, float(target_accept), float(max_rhat),
-         float(min_ess)))  # fmt: skip
+         float(min_ess), adaptation))  # fmt: skip
+    kernel_src = Path(__file__).with_name("kernel.py").read_bytes()
+    h.update(hashlib.sha256(kernel_src).digest())
     for dist in ("attunestats", "pymc", "pytensor", "nutpie", "numpy", "arviz"):
         try:
             add((dist, md.version(dist)))
@@ -535,6 +624,14 @@ def _sample_pymc(
             compile_kwargs={"mode": PYMC_COMPILE_MODE},
         )
     return dt, compile_seconds, time.perf_counter() - t1
+
+
+def _drop_reparameterisations(dt: Any) -> Any:
+    """PyMC's posterior without the standardised ``z_*`` variables (the kernel does not store
+    them): both samplers report the same variables."""
+    ds = dt["posterior"].to_dataset()
+    dt["posterior"] = ds.drop_vars([v for v in ds.data_vars if str(v).startswith("z_")])
+    return dt
 
 
 def _add_participant_means(dt: Any, model: HierarchicalModel, seed: int) -> Any:

@@ -16,7 +16,7 @@ group, ``tau`` = task offsets, ``t0`` = reference task)::
     diagnosis_effect[g]    = delta[g] - delta[r] + mean_M (gamma[., g] - gamma[., r])
     diagnosis_contrast[m,g]= delta[g] - delta[r] + gamma[m, g] - gamma[m, r]
     topic_effect[t]        = v[t] + mean_M ti[., t] - mean_T (same)
-    participant_effect[p]  = u[p]
+    participant_effect[p]  = u[p] + mean_M pi[., p]     (pi = predictor x participant)
     task_offset[task]      = tau[task] - tau[t0]
     sigma_*                = the simulator's standard deviations
 
@@ -24,7 +24,11 @@ group, ``tau`` = task offsets, ``t0`` = reference task)::
 centring removes is absorbed by the intercept, the predictor effect or the topic effect).
 Population standard deviations are compared with the posterior of the model's ``sigma_*``; the
 simulator adds a planted shift to the hardest topic, so ``sigma_topic`` is only compared when
-that shift is zero.
+that shift is zero. The predictor x participant interactions ``pi[m, p]`` (and the
+per-conversation ``wi[m, k]``) are iid draws with population mean 0: the predictor effects, a
+population quantity, do not contain them, and ``sigma_predictor_participant`` /
+``sigma_predictor_conversation`` are their simulator standard deviations (the model's zero-sum
+deviations ``pi[m, p] - mean_M pi[., p]`` have the same law as ``sigma * ZeroSumNormal``).
 """
 
 from __future__ import annotations
@@ -43,7 +47,15 @@ from attunestats.hierarchical.fit import FitResult
 from attunestats.hierarchical.model import HierarchicalModel
 from attunestats.hierarchical.summaries import _interval, posterior_quantities
 
-_SD_NAMES = ("participant", "conversation", "topic", "diagnosis_interaction", "predictor_topic")
+_SD_NAMES = (
+    "participant",
+    "conversation",
+    "topic",
+    "diagnosis_interaction",
+    "predictor_topic",
+    "predictor_participant",
+    "predictor_conversation",
+)
 
 
 @dataclass(frozen=True)
@@ -70,9 +82,12 @@ class LatentTruth:
         By task (empty when there is a single task).
     sd : Mapping
         Population standard deviations by component (keys among ``participant,
-        conversation, topic, diagnosis_interaction, predictor_topic``).
+        conversation, topic, diagnosis_interaction, predictor_topic, predictor_participant,
+        predictor_conversation``).
     cutpoints, precision : optional
         Ordered-beta cutpoints and precision (synthetic data of that family).
+    participant_interaction : DataFrame, optional
+        Predictor x participant interactions ``pi`` (None: none planted).
     """
 
     theta: pd.Series
@@ -87,6 +102,7 @@ class LatentTruth:
     sd: Mapping[str, float] = field(default_factory=dict)
     cutpoints: tuple[float, float] | None = None
     precision: float | None = None
+    participant_interaction: pd.DataFrame | None = None
 
 
 def truth_from_simulation(
@@ -123,7 +139,9 @@ def truth_from_simulation(
 
     cfg = truth.get("effects_config", truth.get("config", {}))
 
-    def cap_value(name: str) -> float:
+    def cap_value(name: str, default: float | None = None) -> float:
+        if name not in cfg and default is not None:
+            return default  # an extension field left out of truth.json at its default
         val = cfg[name]
         if isinstance(val, Mapping):
             return float(val[capability])
@@ -136,6 +154,8 @@ def truth_from_simulation(
         "conversation": cap_value("conversation_sd"),
         "diagnosis_interaction": cap_value("diagnosis_interaction_sd"),
         "predictor_topic": cap_value("topic_interaction_sd"),
+        "predictor_participant": cap_value("participant_interaction_sd", 0.0),
+        "predictor_conversation": cap_value("conversation_interaction_sd", 0.0),
     }
     if cap_value("hardest_topic_effect") == 0.0:
         sd["topic"] = cap_value("topic_sd")
@@ -160,6 +180,9 @@ def truth_from_simulation(
         w=w,
         task_offset=tasks,
         sd=sd,
+        participant_interaction=(
+            frame(truth["participant_interaction"]) if "participant_interaction" in truth else None
+        ),
     )
 
 
@@ -222,8 +245,12 @@ def true_quantities(model: HierarchicalModel, truth: LatentTruth) -> pd.DataFram
     if model.has_topic_effect:
         for t_i, t in enumerate(T):
             add("topic_effect", (t,), col[t_i] - col.mean())
+    pi_mean = pd.Series(0.0, index=list(model.participants))
+    if truth.participant_interaction is not None:
+        pi = truth.participant_interaction.reindex(index=M, columns=list(model.participants))
+        pi_mean = pi.mean(axis=0)
     for p in model.participants:
-        add("participant_effect", (p,), truth.u[p])
+        add("participant_effect", (p,), truth.u[p] + pi_mean[p])
     if model.has_tasks:
         for j, t in enumerate(model.tasks[1:], start=1):
             add("task_offset", (t,), tau[j] - tau[0])
@@ -233,6 +260,8 @@ def true_quantities(model: HierarchicalModel, truth: LatentTruth) -> pd.DataFram
         "topic": model.has_topic_effect,
         "diagnosis_interaction": model.has_diagnosis_interaction,
         "predictor_topic": model.has_predictor_topic,
+        "predictor_participant": model.has_predictor_participant,
+        "predictor_conversation": model.has_predictor_conversation,
     }
     for name in _SD_NAMES:
         if name in truth.sd and present[name]:

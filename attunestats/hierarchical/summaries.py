@@ -2,8 +2,11 @@
 
 Every function refuses to report a fit that failed the diagnostics gate (it raises
 :class:`~attunestats.errors.DiagnosticsError` naming the failed parameters) unless called with
-``accept_failed_diagnostics=True``; the table then carries a ``warning`` column. Tables carry a
-``simulated`` column and ``attrs["label"]`` (``constants.SIMULATED_LABEL`` for simulated data).
+``accept_failed_diagnostics=True``. Every row of every table says how its fit fared: a
+``diagnostics`` column (``"passed"`` or ``"diagnostics failed"``) and, for a failed fit, a
+``warning`` column naming the failures; ``attrs["diagnostics_failed"]`` is True then. Tables
+carry a ``simulated`` column and ``attrs["label"]`` (``constants.SIMULATED_LABEL`` for
+simulated data).
 
 Intervals are equal-tailed posterior intervals of probability ``ci_prob`` (default 0.94):
 ``ci_low``, ``ci_high``. "Average participant / topic / conversation" predictions set those
@@ -38,10 +41,15 @@ def _check_fit(fit: Any, ci_prob: Any, accept: Any) -> str:
     return fit.check(accept_failed_diagnostics=accept)
 
 
+#: Value of the ``diagnostics`` column of rows built from a fit that failed the gate.
+FAILED = "diagnostics failed"
+
+
 def _finish(df: pd.DataFrame, fit: FitResult, warning: str) -> pd.DataFrame:
     df = df.reset_index(drop=True)
     df["outcome"] = fit.model.outcome
     df["simulated"] = fit.simulated
+    df["diagnostics"] = "passed" if fit.passed else FAILED
     if warning:
         df["warning"] = warning
     for col in df.columns:
@@ -49,6 +57,7 @@ def _finish(df: pd.DataFrame, fit: FitResult, warning: str) -> pd.DataFrame:
             df[col] = df[col].astype("str")
     df.attrs["label"] = fit.label
     df.attrs["simulated"] = fit.simulated
+    df.attrs["diagnostics_failed"] = not fit.passed
     return df
 
 
@@ -120,6 +129,8 @@ def posterior_quantities(fit: FitResult) -> dict[str, tuple[np.ndarray, list[tup
     )
     if m.has_tasks:
         out["task_offset"] = (p["task_offset"], [(t,) for t in m.tasks[1:]])
+    if m.has_item:
+        out["item_effect"] = (p["item_effect"], [(t,) for t in m.items])
     if m.family == "ordered_beta":
         out["cutpoints"] = (p["cutpoints"], [("1",), ("2",)])
         out["precision"] = (p["precision"], [()])
@@ -129,6 +140,9 @@ def posterior_quantities(fit: FitResult) -> dict[str, tuple[np.ndarray, list[tup
         "sigma_conversation",
         "sigma_diagnosis_interaction",
         "sigma_predictor_topic",
+        "sigma_predictor_participant",
+        "sigma_predictor_conversation",
+        "sigma_item",
     ):
         if name in p:
             out[name] = (p[name], [()])
@@ -176,7 +190,10 @@ def variance_decomposition(
     """Share of the variance of the linear predictor from participant, topic and conversation.
 
     The random-effect variances are ``sigma_participant**2``, ``sigma_topic**2``,
-    ``sigma_conversation**2`` and (when in the model) ``sigma_predictor_topic**2``. ``share`` is
+    ``sigma_conversation**2`` and (when in the model) ``sigma_predictor_topic**2``,
+    ``sigma_predictor_participant**2``, ``sigma_predictor_conversation**2`` and
+    ``sigma_item**2`` (the zero-sum deviations' scales: the variance of one predictor's deviation
+    is ``(1 - 1/M)`` times it; the shares use the scales as they are). ``share`` is
     each one's share of their sum; ``share_latent`` its share of the sum plus the latent
     residual variance of the logistic link, ``pi**2 / 3`` (the latent-scale intra-class
     correlation of Nakagawa & Schielzeth 2010; for the ordered-beta model the same logistic
@@ -196,6 +213,9 @@ def variance_decomposition(
         "topic": "sigma_topic",
         "conversation": "sigma_conversation",
         "predictor x topic": "sigma_predictor_topic",
+        "predictor x participant": "sigma_predictor_participant",
+        "predictor x conversation": "sigma_predictor_conversation",
+        "item": "sigma_item",
     }
     names = [c for c, v in comps.items() if v in p]
     var = np.stack([p[comps[c]] ** 2 for c in names], axis=1)  # (S, C)
@@ -518,7 +538,35 @@ def _binomial_stats(m: HierarchicalModel, succ: np.ndarray) -> dict[tuple[str, s
     # spread of predictor x conversation-turn cell accuracy
     cell = np.where(n > 0, succ / np.maximum(n, 1), np.nan)
     out[("sd of cell accuracy", "all")] = np.nanstd(cell.reshape(cell.shape[0], -1), axis=1)
+    _interaction_stats(m, succ, n[None], out, "accuracy")
     return out
+
+
+def _interaction_stats(
+    m: HierarchicalModel, num: np.ndarray, den: np.ndarray, out: dict, what: str
+) -> None:
+    """sd of the double-centred predictor x participant and predictor x conversation means
+    (``num / den`` summed per group): how much models' differences vary across people and
+    conversations. A model without those terms under-predicts them when they are in the data."""
+    if m.n_predictors < 2:
+        return
+    k_row = m.conversation_of_row
+    for name, index, n_groups in (
+        ("participant", m.participant_of_conversation[k_row], len(m.participants)),
+        ("conversation", k_row, len(m.conversations)),
+    ):
+        onehot = np.zeros((len(index), n_groups))
+        onehot[np.arange(len(index)), index] = 1.0
+        s = num @ onehot  # (S, M, groups)
+        t = den @ onehot
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.where(t > 0, s / np.where(t > 0, t, 1.0), np.nan)
+        dev = r - np.nanmean(r, axis=1, keepdims=True)
+        dev = dev - np.nanmean(dev, axis=2, keepdims=True)
+        if n_groups >= 2:
+            out[(f"sd of predictor x {name} {what}", "all")] = np.nanstd(
+                dev.reshape(dev.shape[0], -1), axis=1
+            )
 
 
 def _bounded_stats(m: HierarchicalModel, y: np.ndarray) -> dict[tuple[str, str], np.ndarray]:
@@ -532,6 +580,7 @@ def _bounded_stats(m: HierarchicalModel, y: np.ndarray) -> dict[tuple[str, str],
     for i, pred in enumerate(m.predictors):
         yi = np.where(obs[i][None], y[:, i, :], np.nan)
         out[("mean", pred)] = np.nanmean(yi, axis=1)
+    _interaction_stats(m, np.where(obs[None], y, 0.0), obs[None].astype(float), out, "mean")
     return out
 
 
@@ -548,7 +597,9 @@ def posterior_predictive_check(
     Statistics. Binomial models: overall accuracy, accuracy per predictor, per third of the
     conversation (turn position), per diagnosis group, the sd of conversation-level accuracy and
     the sd of cell (predictor x turn) accuracy (overdispersion). Ordered-beta models: mean, sd,
-    share of exact 0, share of exact 1, mean per predictor.
+    share of exact 0, share of exact 1, mean per predictor. Both: the sd of the double-centred
+    predictor x participant and predictor x conversation accuracies (or means), which a model
+    without those interaction terms under-predicts when the data have them.
 
     ``ppp`` is the posterior predictive p-value ``P(T(y_rep) >= T(y))`` (ties count one half);
     values near 0 or 1 flag misfit.

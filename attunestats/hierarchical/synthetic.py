@@ -55,6 +55,8 @@ def simulate_panel(
     cutpoints: tuple[float, float] = (-0.5, 2.0),
     precision: float = 8.0,
     missing_rate: float = 0.0,
+    participant_interaction_sd: float = 0.0,
+    conversation_interaction_sd: float = 0.0,
     rng: RNGLike = None,
 ) -> SyntheticPanel:
     """Draw a synthetic panel from the shared linear predictor (module docstring).
@@ -67,6 +69,10 @@ def simulate_panel(
         Ordered beta only: turn-level scores (with drift) or one score per conversation.
     missing_rate : float
         Share of predictor x turn cells left out at random.
+    participant_interaction_sd, conversation_interaction_sd : float
+        Sd of iid predictor x participant (``pi[m, p]``) and predictor x conversation
+        (``wi[m, k]``) interactions, drawn from their own stream (0: none; the other draws are
+        then those of a panel without them).
     rng : int, Generator or SeedSequence, optional
         Seed.
 
@@ -148,6 +154,12 @@ def simulate_panel(
         + ti[:, t_k][:, conv_r]
         + beta[:, None] * x[None, :]
     )
+    pi = None
+    if participant_interaction_sd > 0 or conversation_interaction_sd > 0:
+        ext = np.random.default_rng(gen.integers(2**63))
+        pi = participant_interaction_sd * ext.standard_normal((M, P))
+        wi = conversation_interaction_sd * ext.standard_normal((M, K))
+        eta = eta + pi[:, p_k][:, conv_r] + wi[:, conv_r]
     keep = gen.random(eta.shape) >= missing_rate
     mi, ri = np.nonzero(keep)
     frame = {
@@ -180,8 +192,13 @@ def simulate_panel(
             "topic": topic_sd,
             "diagnosis_interaction": diagnosis_interaction_sd,
             "predictor_topic": topic_interaction_sd,
+            "predictor_participant": participant_interaction_sd,
+            "predictor_conversation": conversation_interaction_sd,
         },
         cutpoints=tuple(cutpoints) if family == "ordered_beta" else None,
         precision=float(precision) if family == "ordered_beta" else None,
+        participant_interaction=None
+        if pi is None
+        else pd.DataFrame(pi, index=preds, columns=parts),
     )
     return SyntheticPanel(data=data, design=design, truth=truth)

@@ -211,6 +211,7 @@ def test_binomial_loglik_matches_scipy(tasks):
     point = _random_point(pm_model, np.random.default_rng(1))
     names = ["conversation_intercept", "predictor_effect", "diagnosis_interaction"]
     names += ["predictor_topic", "turn_slope"] + (["task_offset"] if tasks == 2 else [])
+    names += ["predictor_participant", "predictor_conversation"]
     vals = _values_at(pm_model, point, names)
     eta = m.linear_predictor({k: np.asarray(v)[None] for k, v in vals.items()})[0]
     expected = stats.binom.logpmf(m.successes, m.trials, special.expit(eta)).sum()
@@ -226,6 +227,7 @@ def test_ordered_beta_loglik_matches_hand_formula():
     point = _random_point(pm_model, np.random.default_rng(2))
     names = ["conversation_intercept", "predictor_effect", "diagnosis_interaction"]
     names += ["predictor_topic", "turn_slope", "cutpoints", "precision"]
+    names += ["predictor_participant", "predictor_conversation"]
     vals = _values_at(pm_model, point, names)
     eta = m.linear_predictor({k: np.asarray(v)[None] for k, v in vals.items()})[0]
     k1, k2 = vals["cutpoints"]
@@ -446,17 +448,25 @@ def test_auto_centring_rule_by_hand():
     # 12 conversations, 3 participants (4 each), 2 topics (6 each)
     p_k = np.repeat([0, 1, 2], 4)
     t_k = np.tile([0, 1], 6)
-    assert auto_centring(np.full(12, 299.0), p_k, t_k) == (False, False, False)
+    assert auto_centring(np.full(12, 299.0), p_k, t_k)[:3] == (False, False, False)
     # conversation level informative; participants 4 conversations (< 8): not centred
-    assert auto_centring(np.full(12, 300.0), p_k, t_k) == (False, False, True)
+    assert auto_centring(np.full(12, 300.0), p_k, t_k)[:3] == (False, False, True)
     p_k8 = np.repeat([0, 1], 8)
     t_k8 = np.tile([0, 1], 8)
-    assert auto_centring(np.full(16, 300.0), p_k8, t_k8) == (False, True, True)
-    assert auto_centring(np.full(16, 100.0), p_k8, t_k8) == (False, False, False)
+    assert auto_centring(np.full(16, 300.0), p_k8, t_k8)[:3] == (False, True, True)
+    assert auto_centring(np.full(16, 100.0), p_k8, t_k8)[:3] == (False, False, False)
+    # items: centred from AUTO_CENTRED_MIN_OBS_LEVEL observations per item
+    from attunestats.hierarchical.data import AUTO_CENTRED_MIN_OBS_LEVEL as lev
+
+    assert auto_centring(np.full(12, 1.0), p_k, t_k, per_item=np.full(3, lev))[3]
+    assert not auto_centring(np.full(12, 1.0), p_k, t_k, per_item=np.full(3, lev - 1))[3]
     pan = simulate_panel(rng=1)
-    assert H.behaviour_model(pan.data, pan.design).centring == (False, False, False)
+    assert not any(H.behaviour_model(pan.data, pan.design).centring)
     m = H.behaviour_model(pan.data, pan.design, parameterization={"conversation": "centred"})
-    assert m.centring == (False, False, True)
-    assert m.parameterization == "participant=noncentred, topic=noncentred, conversation=centred"
+    assert m.centring[:3] == (False, False, True)
+    assert m.parameterization == (
+        "participant=noncentred, topic=noncentred, conversation=centred, "
+        "predictor:participant=noncentred, predictor:conversation=noncentred"
+    )
     with pytest.raises(ValueError, match="parameterization keys"):
         H.behaviour_model(pan.data, pan.design, parameterization={"subject": "centred"})

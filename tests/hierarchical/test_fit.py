@@ -250,6 +250,8 @@ def test_variance_decomposition_by_hand(good_fit):
             ("topic", "sigma_topic"),
             ("conversation", "sigma_conversation"),
             ("predictor x topic", "sigma_predictor_topic"),
+            ("predictor x participant", "sigma_predictor_participant"),
+            ("predictor x conversation", "sigma_predictor_conversation"),
         )
     }
     tot = sum(v.values())
@@ -338,7 +340,7 @@ def test_predictor_effects_by_hand(good_fit):
 # ----------------------------------------------------------- posterior predictive checks
 def test_ppc_calm_on_well_specified_data(good_fit):
     ppc = S.posterior_predictive_check(good_fit, n_draws=400, rng=1)
-    assert len(ppc) == 1 + 4 + 3 + 3 + 2
+    assert len(ppc) == 1 + 4 + 3 + 3 + 2 + 2
     assert ppc["ppp"].between(0.005, 0.995).all(), ppc
     acc = ppc.query("statistic == 'accuracy' and group == 'all'").iloc[0]
     m = good_fit.model
@@ -429,7 +431,7 @@ def test_integrated_means_match_reference_with_means_sampled():
     from threadpoolctl import threadpool_limits
 
     pan = simulate_panel(rng=12, n_predictors=3, n_conversations=16, n_participants=4, n_topics=3)
-    m = H.behaviour_model(pan.data, pan.design, parameterization="noncentred")
+    m = H.behaviour_model(pan.data, pan.design, parameterization="noncentred", structure="legacy")
     assert sorted(set(m.group_of_participant)) == [0, 1, 2]
     # the unmarginalised model is hard to sample (a ridge between intercept, delta and the
     # participant intercepts): at target_accept=0.9 PyMC's NUTS had 304 divergences and bulk ESS

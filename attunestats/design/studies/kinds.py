@@ -325,3 +325,25 @@ register_study_kind(
     "CR2, participant and conversation bootstrap) with new participants in every replicate "
     "(attunestats.design.participant_coverage)",
 )
+
+
+register_study_kind(
+    "hierarchical_recovery",
+    "attunestats.design.recovery:replicate",
+    defaults={
+        "scenario": "baseline",
+        "n_participants": 11,
+        "conversations_per_participant": 8,
+        "n_models": 4,
+        "n_topics": 12,
+        "structures": ["default", "legacy"],
+        "ci_prob": 0.9,
+        "draws": 500,
+        "tune": 300,
+        "chains": 4,
+        "target_accept": 0.9,
+    },
+    description="coverage of the hierarchical models' 90% intervals (predictor contrasts, "
+    "diagnosis effect, topic effects, turn slopes) under misspecification scenarios "
+    "(attunestats.design.recovery)",
+)

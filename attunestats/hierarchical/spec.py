@@ -1,0 +1,223 @@
+"""The structure of a hierarchical model: which terms, which priors (:class:`ModelSpec`).
+
+Every model has the *base* terms: an intercept, predictor effects (sum to zero), diagnosis-group
+effects, and participant, topic and conversation intercepts (task offsets when several binary
+tasks are modelled). On top of them a :class:`ModelSpec` switches the optional terms on or off:
+
+======================  =========================================================================
+``predictor:participant``  each participant's deviation from each predictor's effect
+                           (``sigma_predictor_participant * ZeroSumNormal`` over predictors, per
+                           participant): the models' differences vary across people. Predictor
+                           effects are then *population* means over participants, and their
+                           intervals include the spread of that variation.
+``predictor:conversation`` each conversation's deviation per predictor (same form, per
+                           conversation): the models' differences vary across conversations
+                           beyond their topic and participant.
+``predictor:topic``        predictor x topic interaction (zero sum over predictors and topics).
+``predictor:diagnosis``    predictor x diagnosis-group interaction (zero sum over predictors; 0
+                           for the reference group).
+``item``                   question (item) intercepts, zero sum over items, for outcomes with
+                           several judgements per turn that carry an item id (pairwise
+                           preference: ``question_id``).
+``turn``                   per-predictor turn drift ``beta[m] * x`` (turn-level outcomes only).
+======================  =========================================================================
+
+The defaults (:data:`DEFAULT_TERMS`) include every term: the recovery study of
+:mod:`attunestats.design.recovery` shows the issue-6 structure (:data:`LEGACY_TERMS`, no
+predictor x participant or predictor x conversation term) giving predictor-contrast intervals
+that are far too narrow when models' differences vary across participants, while the full
+structure keeps its level in every scenario and costs little when a term is absent (its scale
+shrinks towards 0). Compare structures on your data with :func:`attunestats.hierarchical.compare_structures`
+(PSIS-LOO).
+
+A structure can be written as a string: a base (``default``, ``legacy`` or ``base``) followed by
+``+ term`` / ``- term``, then optionally ``;`` and prior scales ``name=value`` separated by
+commas (keys of :data:`attunestats.hierarchical.model.PRIORS`)::
+
+    ModelSpec.parse("default - predictor:conversation")
+    ModelSpec.parse("legacy + predictor:participant; sigma_predictor_participant_scale=0.3")
+    ModelSpec.parse("predictor:participant + turn")        # base terms + these two
+
+Examples
+--------
+>>> spec = ModelSpec.parse("default - item; sigma_participant_scale=0.5")
+>>> spec.has("item"), spec.has("predictor:participant"), spec.prior("sigma_participant_scale")
+(False, True, 0.5)
+>>> str(ModelSpec.parse("legacy"))
+'base + predictor:topic + predictor:diagnosis + turn'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+#: Optional terms, in the order they are written.
+TERMS: tuple[str, ...] = (
+    "predictor:participant",
+    "predictor:conversation",
+    "predictor:topic",
+    "predictor:diagnosis",
+    "item",
+    "turn",
+)
+#: The default structure: every optional term.
+DEFAULT_TERMS: tuple[str, ...] = TERMS
+#: The structure of the issue-6 models (one conversation intercept shared by the predictors).
+LEGACY_TERMS: tuple[str, ...] = ("predictor:topic", "predictor:diagnosis", "turn")
+_BASES = {"default": DEFAULT_TERMS, "legacy": LEGACY_TERMS, "base": ()}
+
+#: Prior scales (logit scale; see :mod:`attunestats.hierarchical.model`). One place; the tests
+#: read them. ``ModelSpec(priors=...)`` overrides any of them.
+PRIORS: Mapping[str, float] = MappingProxyType(
+    {
+        "intercept_sd": 1.5,
+        "predictor_effect_sd": 1.5,
+        "turn_slope_sd": 1.0,
+        "diagnosis_effect_sd": 1.0,
+        "task_offset_sd": 1.0,
+        "sigma_participant_scale": 1.0,
+        "sigma_topic_scale": 1.0,
+        "sigma_conversation_scale": 1.0,
+        "sigma_diagnosis_interaction_scale": 0.5,
+        "sigma_predictor_topic_scale": 0.5,
+        "sigma_predictor_participant_scale": 0.5,
+        "sigma_predictor_conversation_scale": 0.5,
+        "sigma_item_scale": 1.0,
+        "cutpoint_sd": 2.0,
+        "precision_rate": 0.1,
+    }
+)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Which optional terms a hierarchical model has, and its prior scales.
+
+    Parameters
+    ----------
+    terms : sequence of str
+        Optional terms (:data:`TERMS`); default :data:`DEFAULT_TERMS`. A term the data cannot
+        carry (``item`` without item ids, ``turn`` for a conversation-level outcome,
+        interactions with a single predictor, topic or group) is left out of that model.
+    priors : mapping of str to float
+        Prior scales overriding :data:`PRIORS` (positive numbers).
+    """
+
+    terms: tuple[str, ...] = DEFAULT_TERMS
+    priors: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        terms = self.terms
+        if isinstance(terms, str) or not isinstance(terms, tuple | list | frozenset | set):
+            raise TypeError(f"ModelSpec.terms must be a sequence of term names; got {terms!r}")
+        unknown = sorted(set(terms) - set(TERMS))
+        if unknown:
+            raise ValueError(f"ModelSpec.terms: unknown term(s) {unknown}; known: {list(TERMS)}")
+        object.__setattr__(self, "terms", tuple(t for t in TERMS if t in set(terms)))
+        if not isinstance(self.priors, Mapping):
+            raise TypeError(f"ModelSpec.priors must be a mapping; got {self.priors!r}")
+        bad = sorted(set(self.priors) - set(PRIORS))
+        if bad:
+            raise ValueError(f"ModelSpec.priors: unknown prior(s) {bad}; known: {sorted(PRIORS)}")
+        clean = {}
+        for key, val in self.priors.items():
+            if (
+                isinstance(val, bool)
+                or not isinstance(val, int | float)
+                or not (math.isfinite(val) and val > 0)
+            ):
+                raise ValueError(
+                    f"ModelSpec.priors[{key!r}] must be a positive number; got {val!r}"
+                )
+            clean[key] = float(val)
+        object.__setattr__(self, "priors", dict(sorted(clean.items())))
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    # ---------------------------------------------------------------- constructors
+    @classmethod
+    def parse(cls, text: str) -> ModelSpec:
+        """A :class:`ModelSpec` from its string form (module docstring)."""
+        if not isinstance(text, str):
+            raise TypeError(f"structure must be a string or a ModelSpec; got {text!r}")
+        struct, _, prior_text = text.partition(";")
+        tokens = struct.replace("+", " + ").replace("-", " - ").split()
+        # "predictor:participant" etc. contain no +/-; re-join "a - b" only for the operators
+        terms: set[str] = set()
+        sign = "+"
+        first = True
+        for tok in tokens:
+            if tok in "+-":
+                sign = tok
+                continue
+            if first and tok in _BASES:
+                terms = set(_BASES[tok])
+            elif tok in TERMS:
+                if sign == "+":
+                    terms.add(tok)
+                else:
+                    terms.discard(tok)
+            else:
+                raise ValueError(
+                    f"structure {text!r}: unknown term {tok!r}; a base ({', '.join(_BASES)}) "
+                    f"then + or - terms among {list(TERMS)}"
+                )
+            first = False
+        priors: dict[str, float] = {}
+        for item in filter(None, (s.strip() for s in prior_text.split(","))):
+            key, eq, val = item.partition("=")
+            if not eq:
+                raise ValueError(f"structure {text!r}: prior {item!r} must be name=value")
+            try:
+                priors[key.strip()] = float(val)
+            except ValueError as err:
+                raise ValueError(f"structure {text!r}: prior {item!r} is not a number") from err
+        return cls(terms=tuple(terms), priors=priors)
+
+    @classmethod
+    def legacy(cls) -> ModelSpec:
+        """The issue-6 structure (:data:`LEGACY_TERMS`)."""
+        return cls(terms=LEGACY_TERMS)
+
+    # ---------------------------------------------------------------- queries
+    def has(self, term: str) -> bool:
+        """Whether ``term`` (one of :data:`TERMS`) is switched on."""
+        if term not in TERMS:
+            raise ValueError(f"unknown term {term!r}; known: {list(TERMS)}")
+        return term in self.terms
+
+    def prior(self, name: str) -> float:
+        """Prior scale ``name`` (the override, else :data:`PRIORS`)."""
+        if name not in PRIORS:
+            raise KeyError(f"unknown prior {name!r}; known: {sorted(PRIORS)}")
+        return float(self.priors.get(name, PRIORS[name]))
+
+    def all_priors(self) -> dict[str, float]:
+        """Every prior scale with the overrides applied."""
+        return {k: self.prior(k) for k in PRIORS}
+
+    def __str__(self) -> str:
+        parts = ["base", *self.terms]
+        out = " + ".join(parts)
+        if self.priors:
+            out += "; " + ", ".join(f"{k}={v:g}" for k, v in self.priors.items())
+        return out
+
+    def __repr__(self) -> str:
+        return f"ModelSpec({str(self)!r})"
+
+
+def as_spec(structure: Any) -> ModelSpec:
+    """``None`` (the default structure), a string (:meth:`ModelSpec.parse`) or a ModelSpec."""
+    if structure is None:
+        return ModelSpec()
+    if isinstance(structure, ModelSpec):
+        return structure
+    if isinstance(structure, str):
+        return ModelSpec.parse(structure)
+    raise TypeError(f"structure must be None, a string or a ModelSpec; got {structure!r}")
