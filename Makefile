@@ -30,16 +30,22 @@ notebooks: setup
 ## Test suite (what CI runs): everything but the long `slow` studies, and every docstring example.
 test: setup
 	$(VENV)/bin/ruff check attunestats tests benchmarks notebooks
-	$(PYTEST) -n 2 --doctest-modules attunestats tests
-	$(MAKE) --no-print-directory docs
+	@rm -rf $(DOCS_NB)
+	ATTUNESTATS_KEEP_NOTEBOOKS=$(CURDIR)/$(DOCS_NB)/notebooks \
+	  $(PYTEST) -n 2 --doctest-modules attunestats tests
+	$(MAKE) --no-print-directory docs DOCS_NOTEBOOKS=reuse
 
 ## Documentation site (docs/_build/html): the notebooks are executed on the bundled simulated
 ## release in fast mode first (reused while notebooks/ and attunestats/ are unchanged), then Sphinx
-## builds with warnings as errors. DOCS_NOTEBOOKS=skip renders them without outputs.
+## builds with warnings as errors. DOCS_NOTEBOOKS=skip renders them without outputs;
+## DOCS_NOTEBOOKS=reuse (make test) takes the notebooks the test suite executed, if all are there.
 DOCS_NB := docs/_build/paper_figures
 DOCS_NOTEBOOKS ?= run
 docs: setup
-	@mkdir -p docs/_build; if [ "$(DOCS_NOTEBOOKS)" = run ] && { [ ! -f $(DOCS_NB)/MANIFEST.json ] || \
+	@mkdir -p docs/_build; if [ "$(DOCS_NOTEBOOKS)" = reuse ] && \
+	    [ "$$(ls $(DOCS_NB)/notebooks/[0-9][0-9]_*.ipynb 2>/dev/null | wc -l)" = "$$(ls notebooks/[0-9][0-9]_*.py | wc -l)" ]; then \
+	  echo "docs: reusing the notebooks the test suite executed (fast mode, bundled simulated release)"; \
+	elif [ "$(DOCS_NOTEBOOKS)" != skip ] && { [ ! -f $(DOCS_NB)/MANIFEST.json ] || \
 	    [ -n "$$(find notebooks attunestats -name '*.py' -newer $(DOCS_NB)/MANIFEST.json | head -1)" ]; }; then \
 	  echo "docs: executing the notebooks (fast mode, bundled simulated release)"; \
 	  start=$$(date +%s); \
@@ -48,7 +54,7 @@ docs: setup
 	  echo "docs: notebooks executed in $$(( $$(date +%s) - start )) s"; \
 	fi
 	@start=$$(date +%s); \
-	ATTUNESTATS_DOCS_NOTEBOOKS=$(if $(filter run,$(DOCS_NOTEBOOKS)),$(DOCS_NB)/notebooks,none) \
+	ATTUNESTATS_DOCS_NOTEBOOKS=$(if $(filter skip,$(DOCS_NOTEBOOKS)),none,$(DOCS_NB)/notebooks) \
 	  $(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html && \
 	  echo "docs: built docs/_build/html in $$(( $$(date +%s) - start )) s"
 
