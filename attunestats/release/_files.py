@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic_core import from_json
+
 from attunestats.release.check import Finding, json_path
 
 _CONV_FILE = re.compile(r"^conversation_(.+)\.json$")
@@ -145,17 +147,6 @@ def _scan_runs(folder: Path, rel: str, predictor: str, found: list[Entry],
 # --- decoding and parsing -------------------------------------------------------------------------
 
 
-class _DuplicateKeys(Exception):
-    pass
-
-
-def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        raise _DuplicateKeys
-    return out
-
-
 class _Pairs(list):  # type: ignore[type-arg]
     """An object kept as its list of pairs, to find where a key repeats."""
 
@@ -208,20 +199,64 @@ def decode(rel: str, data: bytes) -> tuple[str | None, list[Finding]]:
                           "", "encoding", "warning")]  # fmt: skip
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_ESCAPED_QUOTE_KEY = re.compile(r'\\"\s*:')
+_SPACED_KEY = re.compile(r'"\s+:')
+
+
+def _count_keys(doc: Any) -> int:
+    n = 0
+    stack = [doc]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        value = pop()
+        if type(value) is dict:
+            n += len(value)
+            push(value.values())
+        elif type(value) is list:
+            push(value)
+    return n
+
+
+def _no_duplicate_keys(text: str, doc: Any) -> bool:
+    """True when the text has as many keys as the parsed document (no key was repeated).
+
+    A key ends with a quote, optional white space and a colon; inside a JSON string a quote is
+    escaped, so counting those ends counts the keys exactly unless an escaped quote is followed
+    by a colon (then the caller parses again, slowly and exactly).
+    """
+    if "\\" in text and _ESCAPED_QUOTE_KEY.search(text):
+        return False
+    tokens = text.count('":') + len(_SPACED_KEY.findall(text))
+    return tokens == _count_keys(doc)
+
+
 def parse(rel: str, data: bytes) -> tuple[Any, list[Finding], bool]:
-    """(document, findings, ok): decode and parse one file; ``ok`` False if it cannot be read."""
+    """(document, findings, ok): decode and parse one file; ``ok`` False if it cannot be read.
+
+    The fast path parses with pydantic-core's JSON reader (repeated short strings shared, about
+    half the memory of :func:`json.loads`) and checks that no key repeats by counting keys in
+    the text; text with unpaired surrogate escapes, or whose count disagrees, is parsed again by
+    :func:`json.loads`, which finds where a key repeats.
+    """
     text, findings = decode(rel, data)
     if text is None:
         return None, findings, False
+    if not _SURROGATE_ESCAPE.search(text):
+        try:
+            doc = from_json(text, cache_strings="all")
+        except ValueError as exc:
+            findings.append(Finding(rel, "", f"unreadable JSON: {exc}", "", "unreadable", "error"))
+            return None, findings, False
+        if _no_duplicate_keys(text, doc):
+            return doc, findings, True
     try:
-        return json.loads(text, object_pairs_hook=_strict_object), findings, True
-    except _DuplicateKeys:
-        pass
+        pairs = json.loads(text, object_pairs_hook=_Pairs)
     except (ValueError, RecursionError) as exc:
         findings.append(Finding(rel, "", f"unreadable JSON: {exc}", "", "unreadable", "error"))
         return None, findings, False
     dups: list[tuple[str, str]] = []
-    doc = _duplicates(json.loads(text, object_pairs_hook=_Pairs), (), dups)
+    doc = _duplicates(pairs, (), dups)
     for path, key in dups:
         findings.append(Finding(rel, path, f"duplicate key {key!r} in one JSON object (readers "
                                 "disagree on which value wins)", "", "duplicate_key", "error"))  # fmt: skip

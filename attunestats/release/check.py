@@ -287,6 +287,37 @@ def _message(err: dict[str, Any], model: type[BaseModel]) -> tuple[str, str]:
     return rule, msg
 
 
+def _validate(model: type[BaseModel], doc: Any) -> list[dict[str, Any]]:
+    """Every pydantic error of ``doc``; the turns one at a time (memory stays flat in turns).
+
+    pydantic builds the validated objects; validating a file's head and then each turn on its
+    own keeps only one turn's objects alive, so a 10,000-turn conversation costs no more memory
+    than a short one.
+    """
+    turn_model = getattr(model, "turn_model", None)
+    turns = doc.get("turns") if isinstance(doc, dict) else None
+    if turn_model is None or not isinstance(turns, list):
+        try:
+            model.model_validate(doc)
+        except ValidationError as exc:
+            return exc.errors(include_url=False)
+        return []
+    errors: list[dict[str, Any]] = []
+    try:
+        model.model_validate({**doc, "turns": []})
+    except ValidationError as exc:
+        errors += exc.errors(include_url=False)
+    validate = turn_model.model_validate
+    for i, turn in enumerate(turns):
+        try:
+            validate(turn)
+        except ValidationError as exc:
+            for err in exc.errors(include_url=False):
+                err["loc"] = ("turns", i, *err["loc"])
+                errors.append(err)
+    return errors
+
+
 def schema_findings(kind: str, file: str, doc: Any) -> list[Finding]:
     """Validate one parsed document with the model of its ``kind`` (see ``schema.FILE_MODELS``).
 
@@ -297,11 +328,8 @@ def schema_findings(kind: str, file: str, doc: Any) -> list[Finding]:
     out = _open_block_warnings(file, doc) if kind == "ground_truth" else []
     if isinstance(doc, dict):
         _missing_expected(model, doc, (), file, out)
-    try:
-        model.model_validate(doc)
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-    else:
+    errors = _validate(model, doc)
+    if not errors:
         return out
     seen: set[tuple[str, str]] = set()
     for err in errors:
@@ -369,14 +397,15 @@ def format_findings(findings: Any, heading: str, *, max_per_group: int | None = 
     return lines
 
 
-_PLAN: dict[type[BaseModel], tuple[Any, ...]] = {}
+_PLAN: dict[type[BaseModel], tuple[Any, Any, frozenset[str]]] = {}
 
 
-def _plan(model: type[BaseModel]) -> tuple[Any, ...]:
-    """(expected fields with their aliases, children that hold expected fields) of a model."""
+def _plan(model: type[BaseModel]) -> tuple[Any, Any, frozenset[str]]:
+    """(expected fields with their aliases, children that hold expected fields, the expected
+    names) of a model."""
     if model in _PLAN:
         return _PLAN[model]
-    _PLAN[model] = ((), ())  # recursion guard
+    _PLAN[model] = ((), (), frozenset())  # recursion guard
     fields = model.model_fields
     expected = tuple((name, (name, *_alias_names(fields[name]))) for name in model.expected)
     children = []
@@ -393,14 +422,16 @@ def _plan(model: type[BaseModel]) -> tuple[Any, ...]:
                 if sub[0] or sub[1]:
                     children.append(((name, *_alias_names(info)), child, container))
                 break
-    _PLAN[model] = (expected, tuple(children))
+    _PLAN[model] = (expected, tuple(children), frozenset(model.expected))
     return _PLAN[model]
 
 
 def _missing_expected(model: type[BaseModel], doc: dict[str, Any], loc: tuple[Any, ...],
                       file: str, out: list[Finding]) -> None:  # fmt: skip
     """A ``missing_expected`` warning for every expected field absent from ``doc`` (recursive)."""
-    expected, children = _plan(model)
+    expected, children, canonical = _plan(model)
+    if canonical <= doc.keys():
+        expected = ()  # the common case: every expected field under its own name
     for name, names in expected:
         if not any(n in doc for n in names):
             alias = f" (or {', '.join(names[1:])})" if len(names) > 1 else ""
@@ -415,8 +446,10 @@ def _missing_expected(model: type[BaseModel], doc: dict[str, Any], loc: tuple[An
             if isinstance(value, dict):
                 _missing_expected(child, value, (*loc, key), file, out)
         elif container is list and isinstance(value, list):
+            sub_expected, sub_children, sub_canonical = _plan(child)
             for i, item in enumerate(value):
-                if isinstance(item, dict):
+                # leaves with every expected key under its own name need no call
+                if type(item) is dict and (sub_children or not sub_canonical <= item.keys()):
                     _missing_expected(child, item, (*loc, key, i), file, out)
         elif container is dict and isinstance(value, dict):
             for k, item in value.items():

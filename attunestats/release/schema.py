@@ -128,6 +128,7 @@ def _fast(schema: cs.CoreSchema, check: Any) -> cs.CoreSchema:
 
 # --- value types ----------------------------------------------------------------------------------
 
+
 def _unrecognised(what: str) -> Any:
     def check(value: Any) -> Any:
         if isinstance(value, str | int | float):
@@ -530,7 +531,12 @@ class Annotations(_Model):
 class Turn(_Model):
     """One turn of a conversation: the participant's message, the reply, the annotations."""
 
-    expected: ClassVar[tuple[str, ...]] = ("userMessage", "llmResponse", "moodShiftTags", "annotations")
+    expected: ClassVar[tuple[str, ...]] = (
+        "userMessage",
+        "llmResponse",
+        "moodShiftTags",
+        "annotations",
+    )
 
     turnNumber: Annotated[int, Field(ge=0, le=2**31 - 1, strict=True)]
     userMessage: Text = None
@@ -541,6 +547,8 @@ class Turn(_Model):
 
 class GroundTruthConversation(_Model):
     """A ground-truth file ``conversation_<N>.json`` (spec 1.4): one annotated conversation."""
+
+    turn_model: ClassVar[type[BaseModel]] = Turn
 
     expected: ClassVar[tuple[str, ...]] = (
         "conversationId", "metadata", "participant_profile", "prePanas", "postPanas",
