@@ -25,6 +25,23 @@ from matplotlib.figure import Figure
 
 from attunestats.constants import SIMULATED_LABEL
 
+
+def _show_figures_in_notebooks() -> None:
+    """Under Agg, notebooks (and the docs built from them) show a Figure only as text: give
+    IPython a PNG formatter for figures when running in a kernel."""
+    try:
+        from IPython import get_ipython
+        from IPython.core.pylabtools import print_figure
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None and hasattr(shell, "display_formatter"):
+        png = shell.display_formatter.formatters["image/png"]
+        png.for_type(Figure, lambda fig: print_figure(fig, "png", bbox_inches="tight"))
+
+
+_show_figures_in_notebooks()
+
 STYLE = Path(__file__).with_name("attunestats.mplstyle")
 COLUMN_WIDTH = 3.35  # inches, single column
 PAGE_WIDTH = 6.9  # inches, two columns
