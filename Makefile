@@ -8,7 +8,7 @@ export PYTENSOR_FLAGS ?= base_compiledir=$(HOME)/.cache/attunestats/pytensor
 export PYTEST_DISABLE_PLUGIN_AUTOLOAD ?= 1
 PYTEST := $(PY) -m pytest -p _hypothesis_pytestplugin -p xdist.plugin
 
-.PHONY: setup reproduce notebooks test test-slow lint bench clean docs
+.PHONY: setup reproduce notebooks test test-slow study-inference lint bench clean docs
 
 $(VENV)/.installed: pyproject.toml
 	@python_bin="$$(bash .ci/find-python)" && echo "using $$python_bin" && \
@@ -61,6 +61,9 @@ docs: setup
 ## Long simulation studies (coverage, size, recovery), behind the `slow` marker.
 test-slow: setup
 	$(PYTEST) -m slow -n 2
+
+study-inference: setup  # the participant coverage grid (hours on 2 cores; resumable: rerun to continue)
+	$(VENV)/bin/python benchmarks/study_participant_coverage.py --replicates 300 --out studies/participant_coverage
 
 lint: setup
 	$(VENV)/bin/ruff check attunestats tests benchmarks notebooks
