@@ -131,6 +131,7 @@ class Built:
     tables: tuple[Table, ...] = ()
     figures: tuple[FigureOutput, ...] = ()
     skipped: tuple[Skipped, ...] = ()
+    failed_fits: tuple[str, ...] = ()  # MCMC fits behind these outputs that failed the gate
 
     def frame(self, name: str | None = None) -> pd.DataFrame:
         """The table ``name`` (default: the only or first one) as a DataFrame."""
@@ -398,11 +399,14 @@ class ArtefactContext:
     def skip(self, name: str, kind: str, reason: str) -> Skipped:
         return Skipped(name=name, kind=kind, reason=reason)
 
-    def built(self, *outputs: Table | FigureOutput | Skipped) -> Built:
-        """Collect the outputs of this artefact into a :class:`Built`."""
+    def built(self, *outputs: Table | FigureOutput | Skipped,
+              failed_fits: tuple[str, ...] = ()) -> Built:  # fmt: skip
+        """Collect the outputs of this artefact into a :class:`Built` (``failed_fits``: the MCMC
+        fits behind them that failed the diagnostics gate, listed in the manifest)."""
         return Built(
             artefact=self.artefact.id,
             tables=tuple(o for o in outputs if isinstance(o, Table)),
             figures=tuple(o for o in outputs if isinstance(o, FigureOutput)),
             skipped=tuple(o for o in outputs if isinstance(o, Skipped)),
+            failed_fits=tuple(failed_fits),
         )

@@ -262,6 +262,8 @@ def build(
                 skipped.pop(rel, None)
             for rel in built.output_files():
                 outputs[rel] = _entry(actx, settings, _sha256(tmp / rel))
+                if built.failed_fits:  # MCMC fits behind this output that failed the gate
+                    outputs[rel]["failed_fits"] = sorted(built.failed_fits)
             for skip in built.skipped:
                 kind, ext = ("tables", ("csv", "tex")) if skip.kind == "table" else (
                     "figures", ("png", "pdf"))  # fmt: skip
@@ -331,6 +333,7 @@ def _manifest(ctx: BuildContext, tmp: Path, artefacts: Sequence[Artefact],
         "artefacts": files,
         "outputs": outputs,
         "skipped": skipped,
+        "failed_fits": sorted({f for e in outputs.values() for f in e.get("failed_fits", [])}),
     }
 
 
@@ -371,8 +374,15 @@ def reproduce(
     only: Sequence[str] | None = None,
     notebooks: bool = False,
     notebooks_dir: str | None = None,
+    allow_failed_fits: bool = False,
 ) -> int:
-    """CLI wrapper of :func:`build`: prints a summary, returns an exit status."""
+    """CLI wrapper of :func:`build`: prints a summary, returns an exit status.
+
+    MCMC fits that failed the diagnostics gate are stamped in every table and figure built from
+    them and listed in ``MANIFEST.json`` (``failed_fits``); a full (non-fast) build with any of
+    them exits with status 1 unless ``allow_failed_fits`` (fast mode's chains are short by
+    design and never fail the build).
+    """
     try:
         result = build(release=release, out=out, fast=fast, rng=rng, only=only,
                        notebooks=notebooks, notebooks_dir=notebooks_dir)  # fmt: skip
@@ -388,4 +398,16 @@ def reproduce(
     if not result.manifest["consistent"]:
         print("note: the output mixes builds with different releases, modes or seeds "
               "(see MANIFEST.json)")  # fmt: skip
+    failed = result.manifest.get("failed_fits", [])
+    if failed:
+        accepted = allow_failed_fits or bool(result.manifest["sizes"].get("accept_failed_fits"))
+        print(f"{len(failed)} MCMC fit(s) failed the diagnostics gate; every table row and figure "
+              "built from them says 'diagnostics failed' (MANIFEST.json: failed_fits):",
+              file=sys.stderr)  # fmt: skip
+        for line in failed:
+            print(f"  {line}", file=sys.stderr)
+        if not accepted:
+            print("reproduce FAILED: a full build needs fits that pass the gate; pass "
+                  "--allow-failed-fits to accept them", file=sys.stderr)  # fmt: skip
+            return 1
     return 0
