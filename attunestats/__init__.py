@@ -36,6 +36,7 @@ _LAZY = {
     "write_scores": "attunestats.metrics.score",
     "bootstrap_scores": "attunestats.inference.bootstrap",
     "infer_scores": "attunestats.inference.participants",
+    "sign_flip_test": "attunestats.inference.randomization",
     "ScoreInference": "attunestats.inference.participants",
     "krippendorff_alpha": "attunestats.agreement",
     "cohen_kappa": "attunestats.agreement",

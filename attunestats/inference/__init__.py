@@ -14,6 +14,8 @@ What lives here
   agree with their tests, effect sizes, marginal and simultaneous rank confidence sets;
 - :mod:`~attunestats.inference.compare`: paired differences between predictors, ranks and the
   discrimination index;
+- :mod:`~attunestats.inference.randomization`: the participant swap (sign-flip) randomization
+  test of a paired difference (exact under interchangeable predictors, any metric);
 - :mod:`~attunestats.inference.dynamics`: early / mid / late turn phases;
 - :mod:`~attunestats.inference.claims` (+ ``claims_independence``, ``claims_topic``): the
   paper's claims as explicit tests (the audit).
@@ -33,6 +35,7 @@ from attunestats.inference.bootstrap import (
 )
 from attunestats.inference.compare import ComparisonResult, adjust_pvalues, compare_models
 from attunestats.inference.participants import ScoreInference, infer_scores, participant_inference
+from attunestats.inference.randomization import SignFlipResult, sign_flip_test
 
 __all__ = [
     "BootstrapResult",
@@ -46,6 +49,8 @@ __all__ = [
     "infer_scores",
     "participant_inference",
     "ScoreInference",
+    "SignFlipResult",
+    "sign_flip_test",
 ]
 
 
