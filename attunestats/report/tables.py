@@ -25,9 +25,11 @@ reruns with the same inputs).
 from __future__ import annotations
 
 import html
+import io
 import json
 import math
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,12 +40,14 @@ import pandas as pd
 
 from attunestats._io import atomic_write_text
 from attunestats.constants import SIMULATED_LABEL
+from attunestats.errors import AttunestatsWarning
 from attunestats.metrics.conventions import round_display
 
 __all__ = [
     "SIGNIFICANCE_MARKS",
     "display_table",
     "latex_escape",
+    "read_back_differences",
     "round_half",
     "table_metadata",
     "to_html",
@@ -86,6 +90,7 @@ _HEADERS = {
     "pvalue_adjusted": "adj. p", "difference": "Difference", "predictor_a": "A",
     "predictor_b": "B", "estimate_a": "Estimate A", "estimate_b": "Estimate B", "n": "n", "rank": "Rank",
     "composite_points": "Composite points", "standardized_effect": "Standardized effect",
+    "rank_sim": "Simultaneous rank", "interval_level": "Interval level",
     "significant": "Significant", "verdict": "Verdict", "claim": "Claim", "statistic": "Statistic",
     "n_units": "Units", "n_participants": "Participants", "n_conversations": "Conversations",
 }  # fmt: skip
@@ -207,6 +212,8 @@ def display_table(
       interval column; ``simulated`` and ``seed`` go to the sidecar.
     - Each interval (``ci_low``/``ci_high``, ``<x>_low``/``<x>_high``) becomes one ``[lo, hi]``
       column where its low end was.
+    - Ranks and counts (``rank*``, ``n_*``) stored as floats print with no decimals when they are
+      whole numbers, one when some are halves (tied ranks).
     - Cells of metric-name columns and headers that are metric names show the registry's
       display names; other headers are humanised (``standard_error`` -> "SE").
     - With a p-value column (``pvalue_adjusted`` if present, else ``pvalue``) the first of
@@ -226,10 +233,16 @@ def display_table(
     """
     from attunestats.metrics.registry import display_name
 
+    frame = df.reset_index(drop=True)
+
     def ndig(col: str) -> int:
+        if isinstance(digits, Mapping) and col in digits:
+            return int(digits[col])
+        few = _few_digits(col, frame[col])
+        if few is not None:
+            return few  # ranks and counts stored as floats print as 2, or as 2.5 with ties
         return int(digits.get(col, 3)) if isinstance(digits, Mapping) else int(digits)
 
-    frame = df.reset_index(drop=True)
     notes: list[str] = []
     constant = {c for c in frame.columns if len(frame) and frame[c].nunique(dropna=False) == 1}
     level = None
@@ -310,6 +323,24 @@ def display_table(
         )
     cells_by_row = [list(row) for row in zip(*columns, strict=True)] if columns else []
     return DisplayTable(headers, cells_by_row, numeric, notes, target is not None, sources)
+
+
+#: float columns shown with as few decimals as their values need (ranks, counts; ties as x.5)
+_WHOLE_PREFIXES = ("rank", "n_")
+
+
+def _few_digits(col: str, values: pd.Series) -> int | None:
+    """0 or 1 for rank and count columns whose values are whole (or halves); else None."""
+    if not str(col).startswith(_WHOLE_PREFIXES) or not pd.api.types.is_float_dtype(values):
+        return None
+    finite = values.to_numpy(dtype=float)
+    finite = finite[np.isfinite(finite)]
+    if finite.size == 0:
+        return None
+    for d in (0, 1):
+        if np.all(finite * 10**d == np.round(finite * 10**d)):
+            return d
+    return None
 
 
 def _missing(value: Any) -> bool:
@@ -452,6 +483,61 @@ def table_metadata(
     }
 
 
+def read_back_differences(df: pd.DataFrame, csv_text: str) -> list[dict[str, Any]]:
+    """The cells of ``df`` that ``pandas.read_csv`` (no options) does not read back from its CSV.
+
+    Numbers, booleans and ordinary text come back exactly; what does not is text pandas takes
+    for a missing value (``""``, ``"NA"``, ``"None"``, ``"nan"``, ...) or a text column whose
+    every value looks like a number. One entry per differing cell (at most 20): ``column``,
+    ``row``, ``written`` and ``read`` (``None`` for missing), as strings.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"predictor": ["model-a", "NA"], "estimate": [0.1, 0.2]})
+    >>> read_back_differences(frame, frame.to_csv(index=False))
+    [{'column': 'predictor', 'row': 1, 'written': 'NA', 'read': None}]
+    """
+    back = pd.read_csv(io.StringIO(csv_text))
+    frame = df.reset_index(drop=True)
+    out: list[dict[str, Any]] = []
+    for col in frame.columns:
+        if col not in back.columns:  # pragma: no cover - to_csv writes every column
+            continue
+        a, b = frame[col], back[col]
+        try:
+            pd.testing.assert_series_equal(b, a, check_dtype=False, check_names=False,
+                                           check_exact=True)  # fmt: skip
+            continue
+        except (AssertionError, TypeError, ValueError):
+            pass
+        for row, (x, y) in enumerate(zip(a, b, strict=True)):
+            if not _same_cell(x, y):
+                out.append({"column": str(col), "row": row,
+                            "written": None if _missing_cell(x) else str(x),
+                            "read": None if _missing_cell(y) else str(y)})  # fmt: skip
+                if len(out) >= 20:
+                    return out
+    return out
+
+
+def _same_cell(written: Any, read: Any) -> bool:
+    if _missing_cell(written) or _missing_cell(read):
+        return _missing_cell(written) and _missing_cell(read)
+    if isinstance(written, str) or isinstance(read, str):
+        return isinstance(written, str) and isinstance(read, str) and written == read
+    try:
+        return bool(written == read)
+    except (TypeError, ValueError):
+        return str(written) == str(read)
+
+
+def _missing_cell(value: Any) -> bool:
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
 def write_table(
     df: pd.DataFrame,
     name: str,
@@ -487,6 +573,20 @@ def write_table(
     tex_path = folder / f"{name}.tex"
     csv_text = df.to_csv(index=False, lineterminator="\n")
     meta = table_metadata(df, name, simulated=simulated, caption=caption, digits=digits)
+    lost = read_back_differences(df, csv_text)
+    if lost:
+        meta["read_back_differs"] = lost
+        shown = "; ".join(
+            f"column {d['column']!r} row {d['row']}: {d['written']!r} reads as {d['read']!r}"
+            for d in lost[:3]
+        )
+        warnings.warn(
+            f"{csv_path}: pandas.read_csv(path) does not read back {len(lost)} cell(s) as "
+            f"written ({shown}); the sidecar {json_path.name} lists them under "
+            "'read_back_differs'",
+            AttunestatsWarning,
+            stacklevel=2,
+        )
     meta_text = json.dumps(meta, indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n"
     tex = to_latex(df, digits=digits, caption=caption, label=f"tab:{name}", simulated=simulated)
     # safe writes (attunestats._io): temporary siblings, then renames; 0666 less the umask

@@ -5,12 +5,16 @@ metric registry, intervals as [lo, hi], significance marks explained in the capt
 from __future__ import annotations
 
 import json
+import re
+import warnings
+from html.parser import HTMLParser
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from attunestats.constants import SIMULATED_LABEL
+from attunestats.errors import AttunestatsWarning
 from attunestats.metrics.registry import display_name
 from attunestats.report.tables import display_table, to_html, to_latex, write_table
 
@@ -107,3 +111,182 @@ def test_display_without_p_values_has_no_marks_and_keeps_varying_settings():
 def test_bad_table_name():
     with pytest.raises(ValueError, match="plain file stem"):
         write_table(pd.DataFrame({"a": [1]}), "../x", ".", simulated=False)
+
+
+# --- tables written from real results, checked by parsing the files (not by re-formatting) ----
+
+_MARK_RULE = ((0.001, "***"), (0.01, "**"), (0.05, "*"))  # the rule the issue asks for
+
+
+def _stars(p: float) -> str:
+    return next((mark for threshold, mark in _MARK_RULE if p < threshold), "")
+
+
+def _parse_latex(tex: str) -> dict:
+    """Headers, rows and caption of a booktabs table, read from the text with regexes."""
+    assert tex.index(r"\toprule") < tex.index(r"\midrule") < tex.index(r"\bottomrule")
+    assert r"\hline" not in tex  # booktabs rules only
+    align = re.search(r"\\begin\{tabular\}\{([lrc]+)\}", tex).group(1)
+    split = re.compile(r"(?<!\\)&")
+
+    def cells(line: str) -> list[str]:
+        assert line.endswith(r"\\"), line
+        return [c.strip() for c in split.split(line[:-2])]
+
+    head = tex.split(r"\toprule")[1].split(r"\midrule")[0].strip()
+    body = tex.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
+    caption = re.search(r"\\caption\{(.*)\}\n", tex)
+    return {"align": align, "headers": cells(head), "rows": [cells(r) for r in body],
+            "caption": caption.group(1) if caption else ""}  # fmt: skip
+
+
+def _unlatex(cell: str) -> str:
+    """A LaTeX cell as plain text (what the HTML shows)."""
+    cell = re.sub(r"\$\^\{(\*+)\}\$", r"\1", cell).replace(r"\textless{}", "<")
+    return re.sub(r"\\([%&_#$])", r"\1", cell)
+
+
+class _HTMLTable(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self.caption = ""
+        self._cell: list[str] | None = None
+        self._in_caption = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+        elif tag == "caption":
+            self._in_caption = True
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.rows[-1].append("".join(self._cell))
+            self._cell = None
+        elif tag == "caption":
+            self._in_caption = False
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+        elif self._in_caption:
+            self.caption += data
+
+
+@pytest.fixture(scope="module")
+def comparison(small_simulated_scores):
+    from attunestats import compare_models
+
+    return compare_models(small_simulated_scores, correction="holm")
+
+
+@pytest.fixture(scope="module")
+def written(comparison, small_simulated_scores, tmp_path_factory):
+    """Three real tables (paired differences, rank sets, estimates) written by write_table."""
+    from attunestats import infer_scores
+
+    out = tmp_path_factory.mktemp("tables")
+    frames = {"pairs": comparison.pairs, "ranks": comparison.ranks,
+              "estimates": infer_scores(small_simulated_scores).to_frame()}  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing is lost on the way back
+        paths = {k: write_table(f, k, out, simulated=True, caption=f"The {k}")
+                 for k, f in frames.items()}  # fmt: skip
+    return frames, paths
+
+
+@pytest.mark.parametrize("name", ["pairs", "ranks", "estimates"])
+def test_real_tables_read_back_exactly_with_no_options(written, name):
+    frames, paths = written
+    frame = frames[name].reset_index(drop=True)
+    csv, meta_path, _ = paths[name]
+    back = pd.read_csv(csv)
+    # every column, same dtype, every float to the last bit (unrounded, as promised)
+    pd.testing.assert_frame_equal(back, frame, check_dtype=True, check_exact=True)
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    assert "read_back_differs" not in meta
+    assert meta["simulated"] is True and meta["label"] == SIMULATED_LABEL
+    assert meta["n_rows"] == len(frame)
+    assert [c["name"] for c in meta["columns"]] == list(back.columns)
+    for entry in meta["columns"]:
+        assert entry["dtype"] == str(back[entry["name"]].dtype), entry
+        assert entry["display_name"] and "_" not in entry["display_name"], entry
+    for entry in meta["columns"]:
+        if entry["name"] == "metric":  # every metric of the table has its display name
+            assert set(entry["values_display"]) == set(back["metric"])
+            assert not any("_" in v for v in entry["values_display"].values())
+
+
+def test_real_latex_is_booktabs_with_display_names_intervals_and_explained_marks(written):
+    frames, paths = written
+    back = pd.read_csv(paths["pairs"][0])
+    tex = _parse_latex(paths["pairs"][2].read_text(encoding="utf-8"))
+    width = len(tex["align"])
+    assert len(tex["headers"]) == width and all(len(r) == width for r in tex["rows"])
+    assert len(tex["rows"]) == len(back)
+    # no snake_case anywhere in the headers or the body (LaTeX escapes _ as \_)
+    flat = tex["headers"] + [c for r in tex["rows"] for c in r]
+    assert not [c for c in flat if "\\_" in c or "_" in c]
+    col = {h: i for i, h in enumerate(tex["headers"])}
+    metric_cells = {r[col["Metric"]] for r in tex["rows"]}
+    assert "Emotion F1" in metric_cells and "Composite score" in metric_cells
+    assert not metric_cells & set(back["metric"])
+    # the interval column: [lo, hi] with lo <= hi, the CSV's values to 3 decimals
+    ci = col["95\\% CI"]
+    for row, (_, rec) in zip(tex["rows"], back.iterrows(), strict=True):
+        m = re.fullmatch(r"\[(-?\d+\.\d{3}), (-?\d+\.\d{3})\]", row[ci])
+        assert m, row[ci]
+        assert (m.group(1), m.group(2)) == (f"{rec.ci_low:.3f}", f"{rec.ci_high:.3f}")
+        assert float(m.group(1)) <= float(m.group(2))
+        # significance marks from the adjusted p-values, by the rule above
+        cell = row[col["Difference"]]
+        stars = re.fullmatch(r"(-?\d+\.\d{3})(?:\$\^\{(\*+)\}\$)?", cell)
+        assert stars, cell
+        assert (stars.group(2) or "") == _stars(rec.pvalue_adjusted), (cell, rec.pvalue_adjusted)
+        assert stars.group(1) == f"{rec.difference:.3f}"
+    assert any("$^{" in r[col["Difference"]] for r in tex["rows"])  # the test can see marks
+    # the caption explains every mark, the adjustment and the interval level; simulated label
+    cap = tex["caption"]
+    for mark, threshold in (("*", "0.05"), ("**", "0.01"), ("***", "0.001")):
+        assert re.search(rf"\$\^\{{{re.escape(mark)}\}}\$ [^$]*{re.escape(threshold)}", cap), mark
+    assert "adjusted p-value" in cap and "95\\% confidence" in cap and SIMULATED_LABEL in cap
+
+
+def test_rank_sets_print_as_whole_numbers_and_tables_without_p_have_no_marks(written):
+    tex = _parse_latex(written[1]["ranks"][2].read_text(encoding="utf-8"))
+    col = {h: i for i, h in enumerate(tex["headers"])}
+    assert "Rank CI" in col and "Simultaneous rank CI" in col
+    back = pd.read_csv(written[1]["ranks"][0])
+    assert (back["rank"] % 1 == 0.5).any()  # ties: one decimal for every rank
+    for row, rank, lo, hi in zip(tex["rows"], back["rank"], back["rank_ci_low"],
+                                 back["rank_ci_high"], strict=True):  # fmt: skip
+        assert row[col["Rank"]] == f"{rank:.1f}"
+        assert row[col["Rank CI"]] == f"[{lo:.0f}, {hi:.0f}]" and lo % 1 == 0 and hi % 1 == 0
+    assert "$^{" not in "".join(c for r in tex["rows"] for c in r)
+    assert "p-value" not in tex["caption"]
+
+
+def test_html_rendering_shows_the_same_cells_as_the_latex(written):
+    frames, paths = written
+    tex = _parse_latex(paths["pairs"][2].read_text(encoding="utf-8"))
+    parser = _HTMLTable()
+    parser.feed(to_html(frames["pairs"], caption="The pairs", simulated=True))
+    assert parser.rows[0] == [_unlatex(h) for h in tex["headers"]]
+    assert parser.rows[1:] == [[_unlatex(c) for c in r] for r in tex["rows"]]
+    assert SIMULATED_LABEL in parser.caption and "adjusted p-value" in parser.caption
+
+
+def test_text_that_pandas_reads_as_missing_is_reported(tmp_path):
+    frame = pd.DataFrame({"predictor": ["model-a", "NA"], "note": ["", "ok"],
+                          "estimate": [0.5, 0.25]})  # fmt: skip
+    with pytest.warns(AttunestatsWarning, match=r"x\.csv.*'predictor' row 1: 'NA' reads as None"):
+        csv, meta_path, _ = write_table(frame, "x", tmp_path, simulated=False)
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    assert meta["read_back_differs"] == [
+        {"column": "predictor", "row": 1, "written": "NA", "read": None},
+        {"column": "note", "row": 0, "written": "", "read": None},
+    ]
+    assert pd.read_csv(csv)["predictor"].isna().tolist() == [False, True]  # what the user gets
