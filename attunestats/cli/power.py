@@ -4,7 +4,13 @@ detectable effects and the sample size needed for a target power.
 ``attunestats power --target-power 0.8 ...`` (no subcommand) is ``power sample-size``.
 
 The statistics live in :mod:`attunestats.design.power`; this module parses the arguments, prints
-the tables and draws the figures (:func:`attunestats.report.figures.save_figure`).
+the tables and draws the figures (:mod:`attunestats.report.power`).
+
+Every file is written safely (:mod:`attunestats._io`, as ``score`` does): the destinations
+(``--out-csv`` a file, ``--figure`` a folder that gets ``figures/<name>.png`` and ``.pdf``,
+``--study`` a file) are checked before any work, so a bad path costs no simulation and is one
+line naming the option; each file goes to a temporary sibling and is renamed into place (0666
+less the umask), the PNG and PDF of a figure only when both are written.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import argparse
 import math
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attunestats.cli._common import release_dir
@@ -66,10 +73,58 @@ def _print_table(frame: pd.DataFrame, out_csv: str | None) -> None:
         print(f"*** {frame.attrs['label']} ***")
     print(frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     if out_csv:
-        from attunestats._io import atomic_write_text
+        _write_csv(frame, out_csv)
 
-        atomic_write_text(out_csv, frame.to_csv(index=False), what="--out-csv")
-        print(f"wrote {out_csv}")
+
+def _write_csv(frame: pd.DataFrame, out_csv: str) -> None:
+    """``--out-csv``: the table at full precision, written through a temporary sibling."""
+    from attunestats._io import atomic_write_text
+
+    atomic_write_text(out_csv, frame.to_csv(index=False, lineterminator="\n"), what="--out-csv")
+    print(f"wrote {out_csv}")
+
+
+def _check_outputs(args: Any) -> None:
+    """Check every destination of the command before any work (one-line OutputError)."""
+    from attunestats._io import check_dir_destination, check_file_destination
+
+    if getattr(args, "out_csv", None):
+        check_file_destination(args.out_csv, what="--out-csv")
+    if getattr(args, "study", None):
+        check_file_destination(args.study, what="--study")
+    if getattr(args, "figure", None):
+        check_dir_destination(Path(args.figure) / "figures", what="--figure")
+
+
+def _save_figure(fig: Any, name: str, out_dir: str) -> list[Path]:
+    """``<out_dir>/figures/<name>.png`` and ``.pdf`` (as :func:`report.figures.save_figure`
+    draws them: 300 dpi, tight box, no time stamps), written through temporary siblings and
+    renamed together; the figure is closed."""
+    import matplotlib.pyplot as plt
+
+    from attunestats._io import OutputError, write_files
+
+    folder = Path(out_dir) / "figures"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"--figure {str(out_dir)!r}: cannot create {str(folder)!r}: "
+                          f"{exc.strerror or exc}") from None  # fmt: skip
+    options = {"dpi": 300, "bbox_inches": "tight", "pad_inches": 0.03}
+    metadata = {"png": {"Software": None},
+                "pdf": {"Creator": None, "Producer": None, "CreationDate": None}}  # fmt: skip
+
+    def writer(fmt: str) -> Any:
+        return lambda tmp: fig.savefig(tmp, format=fmt, metadata=metadata[fmt], **options)
+
+    try:
+        paths = write_files({folder / f"{name}.{fmt}": writer(fmt) for fmt in ("png", "pdf")},
+                            what="--figure")  # fmt: skip
+    finally:
+        plt.close(fig)
+    for path in paths:
+        print(f"wrote {path}")
+    return paths
 
 
 def _safe_mde(sd: float, n: int, p: int | None, power: float, **opts: Any) -> float:
@@ -173,11 +228,8 @@ def _cmd_curve(args: Any) -> int:
         print(f"minimum detectable effect at power {args.power}:")
         _print_table(result.minimum_detectable_effect(args.power), None)
     if args.figure:
-        from attunestats.report.figures import save_figure
-
         fig = plot_power_curves(result.to_frame(), simulated=True, target=args.power)
-        for path in save_figure(fig, "power_curves", args.figure):
-            print(f"wrote {path}")
+        _save_figure(fig, "power_curves", args.figure)
     return 0
 
 
@@ -204,12 +256,9 @@ def _cmd_release(args: Any) -> int:
     )  # fmt: skip
     _print_table(result.to_frame(), args.out_csv)
     if args.figure:
-        from attunestats.report.figures import save_figure
-
         frame = result.to_frame().assign(effect=lambda f: f["logit_difference"])
         fig = plot_power_curves(frame, simulated=True, target=args.power)
-        for path in save_figure(fig, "release_power_curves", args.figure):
-            print(f"wrote {path}")
+        _save_figure(fig, "release_power_curves", args.figure)
     return 0
 
 
@@ -230,16 +279,11 @@ def _cmd_sample_size(args: Any) -> int:
     )  # fmt: skip
     print(result.summary())
     if args.out_csv:
-        from attunestats._io import atomic_write_text
-
-        atomic_write_text(args.out_csv, result.to_frame().to_csv(index=False), what="--out-csv")
-        print(f"wrote {args.out_csv}")
+        _write_csv(result.to_frame(), args.out_csv)
     if args.figure:
-        from attunestats.report.figures import save_figure
         from attunestats.report.power import plot_sample_size
 
-        for path in save_figure(plot_sample_size(result), "sample_size", args.figure):
-            print(f"wrote {path}")
+        _save_figure(plot_sample_size(result), "sample_size", args.figure)
     return 0
 
 
@@ -253,10 +297,7 @@ def _cmd_independence(args: Any) -> int:
     )  # fmt: skip
     print(result.summary())
     if args.out_csv:
-        from attunestats._io import atomic_write_text
-
-        atomic_write_text(args.out_csv, result.to_frame().to_csv(index=False), what="--out-csv")
-        print(f"wrote {args.out_csv}")
+        _write_csv(result.to_frame(), args.out_csv)
     return 0
 
 
@@ -288,7 +329,8 @@ def _add_sample_size_parser(sub: Any) -> None:
                    help="participants to solve conversations per participant for")  # fmt: skip
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--alternative", choices=("two-sided", "greater"), default="two-sided")
-    p.add_argument("--figure", default=None, help="write sample_size.{png,pdf} to this folder")
+    p.add_argument("--figure", default=None,
+                   help="write figures/sample_size.{png,pdf} under this folder")  # fmt: skip
     p.add_argument("--out-csv", default=None)
 
     p = sub.add_parser("independence",
@@ -369,7 +411,8 @@ def power_command(argv: Sequence[str]) -> int:
     p.add_argument("--resamples", type=int, default=499)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--study", default=None, help="keep the simulations in this .parquet file")
-    p.add_argument("--figure", default=None)
+    p.add_argument("--figure", default=None,
+                   help="write figures/release_power_curves.{png,pdf} under this folder")  # fmt: skip
     p.add_argument("--out-csv", default=None)
     _add_test_args(p)
     add_executor_arguments(p)
@@ -382,6 +425,7 @@ def power_command(argv: Sequence[str]) -> int:
         argv = ["sample-size", *argv]
     args = parser.parse_args(argv)
     try:
+        _check_outputs(args)
         if args.action == "sample-size":
             return _cmd_sample_size(args)
         if args.action == "independence":
