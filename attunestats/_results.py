@@ -12,6 +12,11 @@ below is kept) that inherits :class:`ResultMixin` and provides:
     which prints as text and renders as ``<pre>`` in notebooks.
 ``__repr__``
     One short line: the class, the number of rows, the estimand and the method.
+``plot()``
+    Only on the results that hold a figure (:data:`PLOTTABLE`: comparisons, score estimates,
+    power curves, sample sizes, the independence report, the human-baseline agreement and
+    comparisons): a matplotlib figure drawn by :mod:`attunestats.report.plots`, which is
+    imported inside the method (the one upward reference allowed; ARCHITECTURE.md).
 
 ``summary()`` shows intervals as ``[lo, hi]`` in one column (``ci_low``/``ci_high`` and every
 ``<name>_low``/``<name>_high`` pair, e.g. the effect sizes of :func:`attunestats.compare_models`),
@@ -203,8 +208,64 @@ def _format_table(frame: pd.DataFrame, *, max_rows: int = 60) -> str:
     return text
 
 
-class ResultMixin:
-    """``summary()`` and a short ``__repr__`` for result dataclasses with ``to_frame()``."""
+#: result classes (``module.QualName``) that hold a figure: they have ``.plot()``, drawn by
+#: :data:`attunestats.report.plots.PLOTS` (the two lists are checked to agree)
+PLOTTABLE: frozenset[str] = frozenset({
+    "attunestats.inference.compare.ComparisonResult",
+    "attunestats.inference.participants.ScoreInference",
+    "attunestats.design.power.curve.PowerResult",
+    "attunestats.design.power.required.SampleSizeResult",
+    "attunestats.independence.report.IndependenceReport",
+    "attunestats.baseline.agreement.RaterAgreementResult",
+    "attunestats.baseline.agreement.ParticipantAgreementResult",
+    "attunestats.baseline.comparison.HumansVsModelsResult",
+    "attunestats.baseline.claim.ClaimFResult",
+})  # fmt: skip
+
+
+def _plottable(cls: type) -> bool:
+    return any(f"{c.__module__}.{c.__qualname__}" in PLOTTABLE for c in cls.__mro__)
+
+
+def plot(self: Any, **kwargs: Any) -> Any:
+    """Draw this result: a :class:`matplotlib.figure.Figure` ("SIMULATED" marked when it is).
+
+    The drawing function is the report layer's (:data:`attunestats.report.plots.PLOTS`);
+    ``kwargs`` go to it (e.g. ``metric=``, ``kind=`` for comparisons, ``target=`` for power).
+    Save the figure with :func:`attunestats.report.figures.save_figure`.
+    """
+    # the single allowed upward reference of the package (ARCHITECTURE.md): statistics never
+    # import report, except this function-level import inside a method named ``plot``
+    from attunestats.report.plots import plot_result
+
+    return plot_result(self, **kwargs)
+
+
+class _PlotDescriptor:
+    """``plot`` exists only on the result classes named in :data:`PLOTTABLE`."""
+
+    def __get__(self, obj: Any, cls: type | None = None) -> Any:
+        cls = type(obj) if cls is None else cls
+        if not _plottable(cls):
+            raise AttributeError(
+                f"{cls.__name__!r} object has no attribute 'plot' (this result holds no figure)"
+            )
+        return plot if obj is None else plot.__get__(obj, cls)
+
+
+class PlotMixin:
+    """Gives ``.plot(**kwargs)`` to the results that hold a figure (see :data:`PLOTTABLE`).
+
+    The figure is drawn by the report layer, imported inside the method only, so that the
+    statistics folders stay free of report imports (ARCHITECTURE.md, "the one upward call").
+    """
+
+    plot = _PlotDescriptor()
+
+
+class ResultMixin(PlotMixin):
+    """``summary()``, a short ``__repr__`` and, for results holding a figure, ``plot()``, for
+    result dataclasses with ``to_frame()``."""
 
     _title: str = ""
     #: columns of ``to_frame()`` shown by ``summary()`` (all when empty)
