@@ -272,7 +272,12 @@ def _build(
     findings: list[Finding] | None = None,
     strict: bool = False,
     read: dict[str, int] | None = None,
+    owned: bool = False,
 ) -> Release:
+    # owned: the documents were parsed by _load for this call only; they are dropped (the dicts
+    # emptied) once their rows are taken, so the tables are not built next to every parsed file
+    # (a 10,000-turn conversation: 220 MB of parsed JSON). Unpaired surrogates were checked in
+    # _load already, so the UnicodeEncodeError fallback below does not need them.
     findings = [] if findings is None else findings
     if info is not None:
         findings += schema_findings("release.json", "release.json", info)
@@ -389,6 +394,13 @@ def _build(
     for run_idx, (_, key, name, doc) in enumerate(keyed):
         ld.run_keys.append(key)
         ld.run(run_idx, name, doc, key[2])
+    if owned:
+        doc = None
+        order.clear()
+        keyed.clear()
+        conversations.clear()  # type: ignore[attr-defined]
+        for files in runs.values():
+            files.clear()  # type: ignore[attr-defined]
 
     errors, warnings = merge(problems, findings, ld, events)
     if strict and warnings:
@@ -646,6 +658,7 @@ def _load(root: Path, subset: str | None, strict: bool = False) -> Release:
             conversations[rel] = doc
         else:
             runs[predictor][rel] = doc
+    doc = data = None  # only the dicts hold the documents (_build drops them)
 
     events: list[tuple[str, str, str, str, str]] = []
     gt_where = "."
@@ -666,7 +679,7 @@ def _load(root: Path, subset: str | None, strict: bool = False) -> Release:
         conversations, runs, info, root=root, checksum=h.hexdigest(), problems=problems,
         events=events, keep_ids=keep_ids, gt_where=gt_where, gt_unreadable=gt_unreadable,
         unreadable_predictors=frozenset(unreadable_predictors), findings=findings, strict=strict,
-        read=read,
+        read=read, owned=True,
     )  # fmt: skip
 
 
