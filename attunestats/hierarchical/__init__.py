@@ -14,7 +14,10 @@ Models (:mod:`.model` documents the linear predictor, priors and likelihoods):
 :func:`fit` samples (nutpie when installed, else PyMC's NUTS) and runs the diagnostics gate;
 :mod:`.summaries` turns a :class:`FitResult` into tidy tables (variance decomposition, topic
 effects, diagnosis contrasts, turn drift, predictor effects, posterior predictive checks);
-:mod:`.recovery` compares a fit with the truth of a simulated release.
+:mod:`.recovery` compares a fit with the truth of a simulated release; :mod:`.checks` compares
+structures by PSIS-LOO (:func:`compare_structures`) and gives ArviZ-format predictive data.
+:class:`ModelSpec` (:mod:`.spec`) sets the structure (which random effects and interactions) and
+the priors of every model constructor (``structure=``).
 
 PyMC is imported only when a model is built or fitted.
 
@@ -25,6 +28,12 @@ ArviZ and nutpie only inside the functions that need them. Never ``report``, ``a
 
 from __future__ import annotations
 
+from attunestats.hierarchical.checks import (
+    compare_structures,
+    log_likelihood,
+    loo,
+    predictive_data,
+)
 from attunestats.hierarchical.data import (
     behaviour_model,
     behaviour_model_from_scores,
@@ -89,6 +98,10 @@ __all__ = [
     "binomial_model",
     "bounded_model",
     "clear_compile_cache",
+    "compare_structures",
+    "log_likelihood",
+    "loo",
+    "predictive_data",
     "diagnose",
     "emotion_model",
     "emotion_model_from_scores",

@@ -1,0 +1,143 @@
+"""Model checks in ArviZ's terms: PSIS-LOO comparisons of structures, posterior predictive data.
+
+:func:`loo` computes Pareto-smoothed importance-sampling leave-one-out cross-validation
+(``arviz.loo``) from the pointwise log-likelihood of every observed cell (a predictor x turn
+count or score: leaving one out keeps its conversation, so the estimate is about new cells of
+the same conversations; it ranks how well structures describe the data, not how they generalise
+to new people). :func:`compare_structures` fits one outcome with several structures
+(:class:`~.spec.ModelSpec`) and compares them with ``arviz.compare``: the structure with the
+highest expected log predictive density is first, ``elpd_diff`` (``elpd - elpd of the best``:
+0 or negative, ArviZ >= 1 convention) and its standard error ``dse`` say by how much the others
+fall short (a difference within about two ``dse`` is not a difference). :func:`predictive_data` returns replicated and observed data as an ArviZ
+``DataTree`` (``posterior_predictive``, ``observed_data`` groups) for ArviZ's PPC plots; the
+checks of :func:`~.summaries.posterior_predictive_check` are the tabular form.
+
+The log-likelihood and replicated data use a thinned posterior (``n_draws`` draws, spread over
+every chain), so memory stays at ``n_draws x cells`` doubles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from attunestats._rng import RNGLike, check_rng
+from attunestats.hierarchical.fit import FitResult
+from attunestats.hierarchical.summaries import FAILED
+
+
+def _thin(fit: FitResult, n_draws: int) -> tuple[dict[str, np.ndarray], int, int]:
+    """Posterior variables at evenly spaced draws of every chain: (chains * kept, ...)."""
+    if isinstance(n_draws, bool) or not isinstance(n_draws, int | np.integer) or n_draws < 4:
+        raise ValueError(f"n_draws must be an integer >= 4; got {n_draws!r}")
+    post = fit.idata["posterior"]
+    n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
+    keep = max(1, min(n_draw, int(n_draws) // n_chain))
+    idx = np.unique(np.linspace(0, n_draw - 1, keep).round().astype(int))
+    out = {}
+    for name in post.data_vars:
+        a = np.asarray(post[name].values, dtype=float)[:, idx]
+        out[str(name)] = a.reshape((n_chain * len(idx),) + a.shape[2:])
+    return out, n_chain, len(idx)
+
+
+def log_likelihood(fit: FitResult, *, n_draws: int = 1000) -> Any:
+    """An ArviZ ``DataTree`` with the thinned ``posterior`` and the pointwise ``log_likelihood``
+    (variable ``y``, dims ``chain, draw, cell``; cells in the order of
+    :meth:`HierarchicalModel.cells`)."""
+    import xarray as xr
+
+    params, n_chain, n_keep = _thin(fit, n_draws)
+    ll = fit.model.log_likelihood(params)
+    ll = ll.reshape(n_chain, n_keep, -1)
+    coords = {"chain": np.arange(n_chain), "draw": np.arange(n_keep)}
+    post = xr.Dataset(
+        {k: (("chain", "draw", *[f"{k}_dim_{i}" for i in range(v.ndim - 1)]),
+             v.reshape((n_chain, n_keep) + v.shape[1:])) for k, v in params.items()},
+        coords=coords,
+    )  # fmt: skip
+    lik = xr.Dataset({"y": (("chain", "draw", "cell"), ll)}, coords=coords)
+    return xr.DataTree.from_dict({"posterior": post, "log_likelihood": lik})
+
+
+def loo(fit: FitResult, *, n_draws: int = 1000) -> Any:
+    """PSIS-LOO of one fit (``arviz.loo`` on :func:`log_likelihood`)."""
+    import arviz as az
+
+    return az.loo(log_likelihood(fit, n_draws=n_draws), var_name="y")
+
+
+def compare_structures(fits: Mapping[str, FitResult], *, n_draws: int = 1000) -> pd.DataFrame:
+    """PSIS-LOO comparison of fits of one outcome with different structures.
+
+    Parameters
+    ----------
+    fits : mapping of str to FitResult
+        Structure label -> fit (same data: the same observed cells).
+    n_draws : int
+        Posterior draws used per fit.
+
+    Returns
+    -------
+    DataFrame
+        ``arviz.compare``'s table (``rank, elpd_diff, dse, p_worse, p, elpd, se, weight`` and
+        its diagnostic columns; ``elpd_diff`` is 0 for the best and negative for the others) with
+        ``structure``, ``n_high_pareto_k`` (cells with Pareto k > 0.7), ``outcome``,
+        ``diagnostics`` (of the fit) and ``simulated``; best structure first.
+    """
+    import arviz as az
+
+    if len(fits) < 2:
+        raise ValueError(f"fits must hold at least two structures; got {list(fits)}")
+    cells = {k: int(f.model.n_observations) for k, f in fits.items()}
+    if len(set(cells.values())) != 1:
+        raise ValueError(f"fits must be of the same observed cells; got cells {cells}")
+    elpd = {k: loo(f, n_draws=n_draws) for k, f in fits.items()}
+    table = az.compare(elpd, round_to="none")
+    table = pd.DataFrame(table).reset_index().rename(columns={"index": "structure"})
+    if "structure" not in table.columns:
+        table = table.rename(columns={table.columns[0]: "structure"})
+    table["n_high_pareto_k"] = [int((np.asarray(elpd[s].pareto_k) > 0.7).sum())
+                                for s in table["structure"]]  # fmt: skip
+    first = next(iter(fits.values()))
+    table["outcome"] = first.model.outcome
+    table["diagnostics"] = ["passed" if fits[s].passed else FAILED for s in table["structure"]]
+    table["simulated"] = first.simulated
+    for col in table.columns:
+        if table[col].dtype == object:
+            table[col] = table[col].astype("str")
+    table.attrs["label"] = first.label
+    return table
+
+
+def predictive_data(fit: FitResult, *, n_draws: int = 200, rng: RNGLike = None) -> Any:
+    """Replicated and observed data of the observed cells as an ArviZ ``DataTree``.
+
+    ``posterior_predictive`` and ``observed_data`` hold ``y`` (successes of a binomial model,
+    scores of an ordered-beta model) over ``cell``; ``constant_data`` holds ``trials`` and the
+    cell's ``predictor``. For ArviZ's PPC plots (``arviz.plot_ppc_dist`` and friends).
+    """
+    import xarray as xr
+
+    params, n_chain, n_keep = _thin(fit, max(n_draws, 4))
+    m = fit.model
+    rep = m.simulate_outcomes(params, check_rng(rng))
+    cells = m.cells()
+    y_rep = rep[:, cells["m"], cells["r"]].reshape(n_chain, n_keep, -1)
+    coords = {"chain": np.arange(n_chain), "draw": np.arange(n_keep)}
+    obs = cells["successes"] if m.family == "binomial" else cells["value"]
+    const = {"predictor": ("cell", np.asarray(m.predictors, dtype=object)[cells["m"]].astype(str))}
+    if m.family == "binomial":
+        const["trials"] = ("cell", cells["trials"])
+    return xr.DataTree.from_dict(
+        {
+            "posterior_predictive": xr.Dataset(
+                {"y": (("chain", "draw", "cell"), y_rep)}, coords=coords
+            ),  # fmt: skip
+            "observed_data": xr.Dataset({"y": ("cell", obs)}),
+            "constant_data": xr.Dataset(const),
+        }
+    )

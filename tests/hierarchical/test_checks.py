@@ -1,0 +1,109 @@
+"""Model checks: PSIS-LOO of structures, ArviZ-format predictive data, the PPC statistics of the
+interaction terms, and the stamping of failed fits in tables and figures.
+
+Independent references: ArviZ's ``loo`` on a hand-built log-likelihood (scipy's binomial
+log-pmf at the posterior draws), and synthetic panels drawn with and without planted predictor x
+participant interactions (the structure LOO must prefer is the one the data were drawn from).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import special, stats
+
+from attunestats import hierarchical as H
+from attunestats.hierarchical import summaries as S
+from attunestats.hierarchical.synthetic import simulate_panel
+from attunestats.report import hierarchical as RH
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::FutureWarning"),
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+]
+SMALL = dict(n_predictors=4, n_conversations=48, n_participants=10, n_topics=6, trials=12)
+
+
+@pytest.fixture(scope="module")
+def interaction_fits():
+    """A panel with strong predictor x participant interactions, fitted with the default and
+    the issue-6 structures."""
+    pan = simulate_panel(rng=31, participant_interaction_sd=0.6, **SMALL)
+    out = {}
+    for label, structure in (("default", "default"), ("legacy", "legacy")):
+        m = H.behaviour_model(pan.data, pan.design, structure=structure)
+        out[label] = H.fit(m, draws=400, tune=300, chains=2, rng=5)
+    return pan, out
+
+
+def test_log_likelihood_matches_scipy(interaction_fits):
+    _, fits = interaction_fits
+    f = fits["default"]
+    dt = H.log_likelihood(f, n_draws=40)
+    ll = dt["log_likelihood"]["y"].values
+    n_chain, n_draw = ll.shape[:2]
+    assert n_chain == 2 and ll.shape[2] == f.model.n_observations
+    m = f.model
+    cells = m.cells()
+    params = {k: np.asarray(v.values).reshape((n_chain * n_draw,) + v.shape[2:])
+              for k, v in dt["posterior"].to_dataset().data_vars.items()}  # fmt: skip
+    eta = m.linear_predictor(params)[:, cells["m"], cells["r"]]
+    want = stats.binom.logpmf(cells["successes"], cells["trials"], special.expit(eta))
+    np.testing.assert_allclose(ll.reshape(n_chain * n_draw, -1), want, rtol=1e-10, atol=1e-10)
+
+
+def test_loo_prefers_the_structure_the_data_have(interaction_fits):
+    _, fits = interaction_fits
+    table = H.compare_structures(fits, n_draws=400)
+    assert list(table["structure"])[0] == "default"
+    legacy = table.set_index("structure").loc["legacy"]
+    # elpd_diff = elpd - elpd of the best (<= 0): clearly worse, beyond twice its standard error
+    assert -legacy["elpd_diff"] > 2 * legacy["dse"]
+    assert set(table.columns) >= {"elpd", "se", "dse", "weight", "n_high_pareto_k", "diagnostics"}
+    with pytest.raises(ValueError, match="at least two"):
+        H.compare_structures({"default": fits["default"]})
+
+
+def test_ppc_interaction_statistic_flags_the_missing_term(interaction_fits):
+    """The double-centred predictor x participant spread: the legacy model cannot reproduce it,
+    the default one can."""
+    _, fits = interaction_fits
+    stat = "sd of predictor x participant accuracy"
+    ppp = {k: S.posterior_predictive_check(f, n_draws=300, rng=1, accept_failed_diagnostics=True)
+           .set_index("statistic").loc[stat, "ppp"] for k, f in fits.items()}  # fmt: skip
+    assert ppp["legacy"] < 0.01
+    assert 0.02 < ppp["default"] < 0.98
+
+
+def test_predictive_data_is_arviz_shaped(interaction_fits):
+    _, fits = interaction_fits
+    dt = H.predictive_data(fits["default"], n_draws=20, rng=3)
+    rep = dt["posterior_predictive"]["y"]
+    obs = dt["observed_data"]["y"].values
+    assert rep.dims == ("chain", "draw", "cell") and rep.shape[2] == obs.size
+    trials = dt["constant_data"]["trials"].values
+    assert (rep.values <= trials).all() and (obs <= trials).all()
+
+
+def test_failed_fit_is_stamped_in_tables_and_figures():
+    import matplotlib.pyplot as plt
+
+    pan = simulate_panel(rng=2, **SMALL)
+    short = H.fit(H.behaviour_model(pan.data, pan.design), draws=20, tune=20, chains=2, rng=1)
+    assert not short.passed
+    drift = S.turn_drift(short, accept_failed_diagnostics=True)
+    assert drift.attrs["diagnostics_failed"]
+    assert (drift["diagnostics"] == "diagnostics failed").all()
+    assert drift["warning"].str.startswith("diagnostics failed").all()
+    fig = RH.forest(drift, estimate="slope", low="ci_low", high="ci_high", label="predictor",
+                    xlabel="slope", simulated=True)  # fmt: skip
+    texts = [t.get_text() for t in fig.texts]
+    assert any(t.startswith(RH.STAMP) and short.model.outcome in t for t in texts)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert all(lab.endswith("[diagnostics failed]") for lab in labels)
+    plt.close(fig)
+    good = drift.assign(diagnostics="passed")
+    fig = RH.forest(good, estimate="slope", low="ci_low", high="ci_high", label="predictor",
+                    xlabel="slope", simulated=False)  # fmt: skip
+    assert not any(RH.STAMP in t.get_text() for t in fig.texts)
+    plt.close(fig)
