@@ -23,7 +23,7 @@ import pickle
 import sys
 import time
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +53,9 @@ FULL: Mapping[str, Any] = {
     "n_permutations": 10_000,  # permutation tests of the independence report
     "n_splits": 1_000,  # split-half reliabilities of the independence report
     "agreement_resamples": 2_000,  # bootstrap of the human-baseline agreement
-    "accept_failed_fits": False,  # full mode reports only fits that pass the diagnostics gate
+    # a full build whose MCMC fits fail the diagnostics gate exits 1 (unless --allow-failed-fits);
+    # their outputs are stamped 'diagnostics failed' in either mode
+    "accept_failed_fits": False,
 }
 FAST: Mapping[str, Any] = {
     "n_resamples": 400,
@@ -63,7 +65,7 @@ FAST: Mapping[str, Any] = {
     "n_permutations": 2_000,
     "n_splits": 200,
     "agreement_resamples": 300,
-    # fast mode's chains are too short for the gate: tables carry a warning column instead
+    # fast mode's chains are too short for the gate: stamped outputs, exit status 0
     "accept_failed_fits": True,
 }
 #: Settings that say an artefact uses MCMC fits (and so the build's MCMC seed).
@@ -93,12 +95,28 @@ class Table:
     caption: str
     simulated: bool
     digits: int | Mapping[str, int] = 3
+    failed_fits: tuple[str, ...] = ()  # MCMC fits behind the table that failed the gate
 
     def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
+        """Write the CSV, sidecar JSON and LaTeX. A table built from fits that failed the
+        diagnostics gate says so in its caption and lists them in the sidecar (``failed_fits``)."""
+        from attunestats._io import atomic_write_text
         from attunestats.report.tables import write_table
 
-        return write_table(self.frame, self.name, out_dir, simulated=self.simulated,
-                           caption=self.caption, digits=self.digits)  # fmt: skip
+        caption = self.caption
+        if self.failed_fits:
+            names = ", ".join(f.split(":")[0] for f in self.failed_fits)
+            caption += (f". DIAGNOSTICS FAILED: the MCMC fit(s) of {names} did not pass the gate; "
+                        "their rows say 'diagnostics failed'")  # fmt: skip
+        paths = write_table(self.frame, self.name, out_dir, simulated=self.simulated,
+                            caption=caption, digits=self.digits)  # fmt: skip
+        if self.failed_fits:
+            sidecar = next(p for p in paths if p.suffix == ".json")
+            meta = json.loads(sidecar.read_text(encoding="utf-8"))
+            meta["failed_fits"] = sorted(self.failed_fits)
+            atomic_write_text(sidecar, json.dumps(meta, indent=2, sort_keys=True,
+                                                  ensure_ascii=False, default=str) + "\n")  # fmt: skip
+        return paths
 
 
 @dataclass(frozen=True)
@@ -403,10 +421,12 @@ class ArtefactContext:
               failed_fits: tuple[str, ...] = ()) -> Built:  # fmt: skip
         """Collect the outputs of this artefact into a :class:`Built` (``failed_fits``: the MCMC
         fits behind them that failed the diagnostics gate, listed in the manifest)."""
+        failed_fits = tuple(failed_fits)
+        tables = [o for o in outputs if isinstance(o, Table)]
         return Built(
             artefact=self.artefact.id,
-            tables=tuple(o for o in outputs if isinstance(o, Table)),
+            tables=tuple(replace(t, failed_fits=failed_fits) for t in tables),
             figures=tuple(o for o in outputs if isinstance(o, FigureOutput)),
             skipped=tuple(o for o in outputs if isinstance(o, Skipped)),
-            failed_fits=tuple(failed_fits),
+            failed_fits=failed_fits,
         )

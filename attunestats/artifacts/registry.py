@@ -241,7 +241,10 @@ REGISTRY: tuple[Artefact, ...] = (
     _a("posterior-predictive-checks", "Posterior predictive checks of the hierarchical models",
        ADDITION, "hierarchical:posterior_predictive_checks", NB5,
        ["release", "scores", "mcmc fits"], tables=["05_posterior_predictive_checks"],
-       settings=MCMC),
+       figures=["05_posterior_predictive_checks"], settings=MCMC),
+    _a("structure-comparison", "PSIS-LOO comparison of hierarchical model structures",
+       ADDITION, "hierarchical:structure_comparison", NB5, ["release", "scores", "mcmc fits"],
+       tables=["05_structure_comparison"], figures=["05_structure_comparison"], settings=MCMC),
     # 06 turn dynamics ------------------------------------------------------------------------
     _a("turn-phases", "Early / mid / late turn means and late-minus-early differences",
        "claim (e): behaviour metrics degrade from early to late turns, affect inference stable",

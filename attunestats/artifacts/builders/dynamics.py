@@ -11,9 +11,10 @@ from typing import Any
 
 import pandas as pd
 
-from attunestats.artifacts.builders.hierarchical import fit
+from attunestats.artifacts.builders.hierarchical import failed, fit
 from attunestats.artifacts.context import ArtefactContext, Built
 from attunestats.report import figures
+from attunestats.report import hierarchical as report
 
 METRICS = ["binary_om_accuracy", "binary_human_accuracy", "emotion_f1", "emotion_va_score",
            "pairwise_accuracy"]  # fmt: skip
@@ -42,25 +43,24 @@ def turn_phases(ctx: ArtefactContext) -> Built:
 
 
 def drift_fit_diagnostics(ctx: ArtefactContext) -> Built:
-    overview = pd.DataFrame([fit(ctx, name).overview() for name in DRIFT_MODELS])
+    fitted = {name: fit(ctx, name) for name in DRIFT_MODELS}
+    overview = pd.DataFrame([f.overview() for f in fitted.values()])
     caption = "MCMC fits of the drift models: diagnostics gate"
-    return ctx.built(ctx.table("06_drift_fit_diagnostics", overview, caption))
+    return ctx.built(ctx.table("06_drift_fit_diagnostics", overview, caption),
+                     failed_fits=failed(fitted))  # fmt: skip
 
 
 def drift_slopes(ctx: ArtefactContext) -> Built:
+    """Turn-drift slopes of every drift model; rows and figure of a fit that failed the
+    diagnostics gate are stamped (:mod:`attunestats.report.hierarchical`)."""
     from attunestats import hierarchical as H
 
-    accept = ctx.setting("accept_failed_fits")
-    fits = {name: fit(ctx, name) for name in DRIFT_MODELS}
-    frames = [H.turn_drift(f, accept_failed_diagnostics=accept)
-              for f in fits.values() if f.passed or accept]  # fmt: skip
-    if not frames:
-        reason = "no drift model passed the diagnostics gate (see 06_drift_fit_diagnostics)"
-        return ctx.built(ctx.skip("06_drift_slopes", "table", reason),
-                         ctx.skip("06_drift_slopes", "figure", reason))  # fmt: skip
-    drift = pd.concat(frames)
-    names = {fits[name].model.outcome: label for name, label in DRIFT_NAMES.items()}
-    fig = figures.forest_plot(
+    ctx.setting("accept_failed_fits")
+    fitted = {name: fit(ctx, name) for name in DRIFT_MODELS}
+    drift = pd.concat([H.turn_drift(f, accept_failed_diagnostics=True) for f in fitted.values()],
+                      ignore_index=True)  # fmt: skip
+    names = {fitted[name].model.outcome: label for name, label in DRIFT_NAMES.items()}
+    fig = report.forest(
         drift.assign(label=drift["outcome"].map(names) + ": " + drift["predictor"],
                      outcome_name=drift["outcome"].map(names)),
         estimate="change", low="change_ci_low", high="change_ci_high", label="label",
@@ -70,4 +70,4 @@ def drift_slopes(ctx: ArtefactContext) -> Built:
     caption = ("Turn-drift slopes per predictor (logit, first to last turn) and the change they "
                "imply")  # fmt: skip
     return ctx.built(ctx.table("06_drift_slopes", drift, caption),
-                     ctx.figure("06_drift_slopes", fig))  # fmt: skip
+                     ctx.figure("06_drift_slopes", fig), failed_fits=failed(fitted))  # fmt: skip

@@ -2,9 +2,15 @@
 
 Four hierarchical Bayesian models of the evaluated models (binary OM accuracy, emotion F1,
 pairwise preference accuracy, four-branch prediction error), each fitted once per build with the
-build's MCMC seed (:func:`fit`; notebooks 06 and 08 reuse the same fits). A fit's summaries are
-reported only when it passes the diagnostics gate; fast mode runs chains too short for the gate
-and accepts the fits with a ``warning`` column (setting ``accept_failed_fits``).
+build's MCMC seed and the default structure (:class:`attunestats.hierarchical.ModelSpec`;
+notebooks 06 and 08 reuse the same fits). Every table and figure is built from every fit; rows
+from a fit that failed the diagnostics gate carry ``diagnostics = "diagnostics failed"`` and a
+``warning``, figures built from it say ``DIAGNOSTICS FAILED`` (:mod:`attunestats.report.hierarchical`),
+and the fit is listed in the manifest (``Built.failed_fits``); a full (non-fast) build then
+fails unless ``--allow-failed-fits`` (:mod:`attunestats.artifacts.reproduce`).
+
+The structure comparison (PSIS-LOO, :func:`attunestats.hierarchical.compare_structures`) fits the
+behaviour and preference outcomes with the candidate structures of :data:`CANDIDATES`.
 """
 
 from __future__ import annotations
@@ -14,34 +20,50 @@ from typing import Any
 import pandas as pd
 
 from attunestats.artifacts.context import ArtefactContext, Built
-from attunestats.report import figures
+from attunestats.report import hierarchical as report
 
 #: The models of the build, in the order they are reported.
 MODELS = ("behaviour", "emotion", "preference", "holistic")
+SHORT = {"behaviour": "OM accuracy", "emotion": "emotion F1", "preference": "preference",
+         "holistic": "four-branch"}  # fmt: skip
+#: Structures compared by PSIS-LOO, per outcome (label -> structure string).
+CANDIDATES = {
+    "behaviour": {
+        "default": "default",
+        "no predictor x conversation": "default - predictor:conversation",
+        "legacy (issue 6)": "legacy",
+    },
+    "preference": {
+        "default": "default",
+        "no item": "default - item",
+        "legacy (issue 6)": "legacy",
+    },
+}
 
 
-def model(ctx: ArtefactContext, name: str) -> Any:
+def model(ctx: ArtefactContext, name: str, structure: str = "default") -> Any:
     """The hierarchical model ``name`` of the evaluated models (the claims are about models)."""
     from attunestats import hierarchical as H
 
     def make() -> Any:
         scores = ctx.scores
         evaluated = scores.names("model")
+        opts = {"predictors": evaluated, "structure": structure}
         if name == "behaviour":
-            return H.behaviour_model_from_scores(scores, task="om", predictors=evaluated)
+            return H.behaviour_model_from_scores(scores, task="om", **opts)
         if name == "emotion":
-            return H.emotion_model_from_scores(scores, metric="emotion_f1", predictors=evaluated)
+            return H.emotion_model_from_scores(scores, metric="emotion_f1", **opts)
         if name == "preference":
-            return H.preference_model_from_scores(scores, predictors=evaluated)
+            return H.preference_model_from_scores(scores, **opts)
         if name == "holistic":
-            return H.holistic_model_from_scores(scores, metric="four_branch_mae",
-                                                predictors=evaluated)  # fmt: skip
+            return H.holistic_model_from_scores(scores, metric="four_branch_mae", **opts)
         raise KeyError(f"no hierarchical model {name!r}; known: {MODELS}")
 
-    return ctx.memo(("hierarchical_model", ctx.release.checksum, name), make, persist=False)
+    key = ("hierarchical_model", ctx.release.checksum, name, structure)
+    return ctx.memo(key, make, persist=False)
 
 
-def fit(ctx: ArtefactContext, name: str) -> Any:
+def fit(ctx: ArtefactContext, name: str, structure: str = "default") -> Any:
     """The fit of model ``name`` with the build's MCMC seed and settings (once per build).
 
     Finished fits also go to the build's fit cache (``hierarchical.fit(cache_dir=...)``), where
@@ -51,156 +73,166 @@ def fit(ctx: ArtefactContext, name: str) -> Any:
 
     draws, tune = ctx.setting("mcmc_draws"), ctx.setting("mcmc_tune")
     chains, seed = ctx.setting("mcmc_chains"), ctx.mcmc_seed
-    key = ("hierarchical_fit", ctx.release.checksum, name, draws, tune, chains, seed)
-    return ctx.memo(key, lambda: H.fit(model(ctx, name), draws=draws, tune=tune, chains=chains,
-                                       rng=seed, cache_dir=ctx.fit_cache),
+    key = ("hierarchical_fit", ctx.release.checksum, name, structure, draws, tune, chains, seed)
+    return ctx.memo(key, lambda: H.fit(model(ctx, name, structure), draws=draws, tune=tune,
+                                       chains=chains, rng=seed, cache_dir=ctx.fit_cache,
+                                       progress_bar=False),
                     persist=False)  # fmt: skip
 
 
-def usable_fits(ctx: ArtefactContext, names: tuple[str, ...] = MODELS) -> dict[str, Any]:
-    """Fits that pass the gate (full mode) or every fit (fast mode, with a warning column)."""
-    accept = ctx.setting("accept_failed_fits")
-    fits = {name: fit(ctx, name) for name in names}
-    return {name: f for name, f in fits.items() if f.passed or accept}
+def fits(ctx: ArtefactContext, names: tuple[str, ...] = MODELS) -> dict[str, Any]:
+    """Every fit of ``names``, passed or not (rows of failed ones are stamped)."""
+    return {name: fit(ctx, name) for name in names}
 
 
-def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame | None:
-    return pd.concat(frames) if frames else None
+def failed(fitted: dict[str, Any]) -> tuple[str, ...]:
+    """One line per fit that failed the gate: ``name (outcome): first failures``."""
+    return tuple(f"{name} ({f.model.outcome}): {f._first_failures(3)}"
+                 for name, f in fitted.items() if not f.passed)  # fmt: skip
 
 
-_NO_FIT = "no hierarchical fit passed the diagnostics gate (see 05_fit_diagnostics)"
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    return pd.concat(frames, ignore_index=True)
 
 
-def _short_names(ok: dict[str, Any]) -> dict[str, str]:
-    return {f.model.outcome: name for name, f in ok.items()}
+def _names(fitted: dict[str, Any]) -> dict[str, str]:
+    return {f.model.outcome: SHORT.get(name, name) for name, f in fitted.items()}
 
 
 def fit_diagnostics(ctx: ArtefactContext) -> Built:
-    overview = pd.DataFrame([fit(ctx, name).overview() for name in MODELS])
-    caption = ("MCMC fits: sampler, settings, diagnostics gate, worst R-hat and ESS, "
-               "divergences")  # fmt: skip
-    return ctx.built(ctx.table("05_fit_diagnostics", overview, caption))
+    fitted = fits(ctx)
+    overview = pd.DataFrame([dict(f.overview(), structure=str(f.model.spec))
+                             for f in fitted.values()])  # fmt: skip
+    caption = ("MCMC fits: sampler, settings, diagnostics gate (r_hat <= 1.01, bulk and tail ESS "
+               ">= 400, no divergence), worst R-hat and ESS, divergences, structure")  # fmt: skip
+    return ctx.built(ctx.table("05_fit_diagnostics", overview, caption),
+                     failed_fits=failed(fitted))  # fmt: skip
 
 
-def _variance(ctx: ArtefactContext) -> pd.DataFrame | None:
+def _variance(ctx: ArtefactContext) -> pd.DataFrame:
     from attunestats import hierarchical as H
 
-    accept = ctx.setting("accept_failed_fits")
-    ok = usable_fits(ctx)
-    return _concat([H.variance_decomposition(f, accept_failed_diagnostics=accept)
-                    for f in ok.values()])  # fmt: skip
+    return _concat([H.variance_decomposition(f, accept_failed_diagnostics=True)
+                    for f in fits(ctx).values()])  # fmt: skip
 
 
 def variance_decomposition(ctx: ArtefactContext) -> Built:
+    ctx.setting("accept_failed_fits")
+    fitted = fits(ctx)
     variance = _variance(ctx)
-    if variance is None:
-        return ctx.built(ctx.skip("05_variance_decomposition", "table", _NO_FIT),
-                         ctx.skip("05_variance_decomposition", "figure", _NO_FIT))  # fmt: skip
-    short = _short_names(usable_fits(ctx))
+    short = _names(fitted)
     effects = variance[~variance["component"].str.startswith("residual")]
-    fig = figures.forest_plot(
+    fig = report.forest(
         effects.assign(label=effects["outcome"].map(short) + ": " + effects["component"]),
         estimate="share", low="share_ci_low", high="share_ci_high", label="label", sort=False,
         xlabel="share of random-effect variance (logit scale)", simulated=ctx.simulated,
     )  # fmt: skip
-    caption = "Share of latent variance from participant, topic and conversation (94% intervals)"
+    caption = "Share of latent variance from each random effect (94% intervals)"
     return ctx.built(ctx.table("05_variance_decomposition", variance, caption),
-                     ctx.figure("05_variance_decomposition", fig))  # fmt: skip
+                     ctx.figure("05_variance_decomposition", fig), failed_fits=failed(fitted))  # fmt: skip
 
 
-def _topics(ctx: ArtefactContext) -> pd.DataFrame | None:
+def _topics(ctx: ArtefactContext) -> pd.DataFrame:
     from attunestats import hierarchical as H
 
-    accept = ctx.setting("accept_failed_fits")
-    ok = usable_fits(ctx)
-    return _concat([H.topic_effects(f, accept_failed_diagnostics=accept) for f in ok.values()
-                    if f.model.has_topic_effect])  # fmt: skip
+    return _concat([H.topic_effects(f, accept_failed_diagnostics=True)
+                    for f in fits(ctx).values() if f.model.has_topic_effect])  # fmt: skip
 
 
 def topic_effects(ctx: ArtefactContext) -> Built:
-    topics = _topics(ctx)
-    if topics is None:
-        return ctx.built(ctx.skip("05_topic_effects", "table", _NO_FIT))
+    ctx.setting("accept_failed_fits")
     caption = "Topic effects (logit, vs the average topic), 94% intervals, P(hardest topic)"
-    return ctx.built(ctx.table("05_topic_effects", topics, caption))
+    return ctx.built(ctx.table("05_topic_effects", _topics(ctx), caption),
+                     failed_fits=failed(fits(ctx)))  # fmt: skip
 
 
 def hardest_topics_behaviour(ctx: ArtefactContext) -> Built:
-    ok = usable_fits(ctx)
+    ctx.setting("accept_failed_fits")
+    beh = fit(ctx, "behaviour")
     topics = _topics(ctx)
-    if "behaviour" not in ok or topics is None:
-        reason = "the behaviour model did not pass the diagnostics gate"
-        return ctx.built(ctx.skip("05_hardest_topics_behaviour", "figure", reason))
-    hardest = topics[topics["outcome"] == ok["behaviour"].model.outcome].nsmallest(15, "mean")
-    fig = figures.forest_plot(hardest, estimate="mean", label="topic", reference=0.0,
-                              xlabel="topic effect on OM accuracy (logit), 15 lowest",
-                              simulated=ctx.simulated)  # fmt: skip
-    return ctx.built(ctx.figure("05_hardest_topics_behaviour", fig))
+    hardest = topics[topics["outcome"] == beh.model.outcome].nsmallest(15, "mean")
+    fig = report.forest(hardest, estimate="mean", low="ci_low", high="ci_high", label="topic",
+                        reference=0.0, xlabel="topic effect on OM accuracy (logit), 15 lowest",
+                        simulated=ctx.simulated)  # fmt: skip
+    return ctx.built(ctx.figure("05_hardest_topics_behaviour", fig),
+                     failed_fits=failed({"behaviour": beh}))  # fmt: skip
 
 
 def diagnosis_contrasts(ctx: ArtefactContext) -> Built:
     from attunestats import hierarchical as H
 
-    accept = ctx.setting("accept_failed_fits")
-    ok = usable_fits(ctx)
-    contrasts = _concat([H.diagnosis_contrasts(f, accept_failed_diagnostics=accept)
-                         for f in ok.values()])  # fmt: skip
-    if contrasts is None:
-        return ctx.built(ctx.skip("05_diagnosis_contrasts", "table", _NO_FIT),
-                         ctx.skip("05_diagnosis_contrasts", "figure", _NO_FIT))  # fmt: skip
-    short = _short_names(ok)
+    ctx.setting("accept_failed_fits")
+    fitted = fits(ctx)
+    contrasts = _concat([H.diagnosis_contrasts(f, accept_failed_diagnostics=True)
+                         for f in fitted.values()])  # fmt: skip
+    short = _names(fitted)
     avg = contrasts[contrasts["predictor"] == "(average)"]
-    fig = figures.forest_plot(
+    fig = report.forest(
         avg.assign(label=avg["outcome"].map(short) + ": " + avg["group"] + " - " + avg["reference"]),
         estimate="difference", low="difference_ci_low", high="difference_ci_high", label="label",
         reference=0.0, sort=False, xlabel="difference from reference group (accuracy or score)",
         simulated=ctx.simulated,
     )  # fmt: skip
     caption = ("Diagnosis-group contrasts per predictor against the reference group "
-               "(94% intervals)")  # fmt: skip
+               "(94% intervals; population of participants)")  # fmt: skip
     return ctx.built(ctx.table("05_diagnosis_contrasts", contrasts, caption),
-                     ctx.figure("05_diagnosis_contrasts", fig))  # fmt: skip
+                     ctx.figure("05_diagnosis_contrasts", fig), failed_fits=failed(fitted))  # fmt: skip
 
 
-def _adjusted(ctx: ArtefactContext) -> pd.DataFrame | None:
+def _adjusted(ctx: ArtefactContext) -> pd.DataFrame:
     from attunestats import hierarchical as H
 
-    accept = ctx.setting("accept_failed_fits")
-    ok = usable_fits(ctx)
-    return _concat([H.predictor_effects(f, accept_failed_diagnostics=accept)
-                    for f in ok.values()])  # fmt: skip
+    return _concat([H.predictor_effects(f, accept_failed_diagnostics=True)
+                    for f in fits(ctx).values()])  # fmt: skip
 
 
 def adjusted_predictor_effects(ctx: ArtefactContext) -> Built:
-    adjusted = _adjusted(ctx)
-    if adjusted is None:
-        return ctx.built(ctx.skip("05_adjusted_predictor_effects", "table", _NO_FIT))
+    ctx.setting("accept_failed_fits")
     caption = "Predictor effects adjusted for participant, topic, conversation and diagnosis"
-    return ctx.built(ctx.table("05_adjusted_predictor_effects", adjusted, caption))
+    return ctx.built(ctx.table("05_adjusted_predictor_effects", _adjusted(ctx), caption),
+                     failed_fits=failed(fits(ctx)))  # fmt: skip
 
 
 def adjusted_behaviour_accuracy(ctx: ArtefactContext) -> Built:
-    ok = usable_fits(ctx)
+    ctx.setting("accept_failed_fits")
+    beh = fit(ctx, "behaviour")
     adjusted = _adjusted(ctx)
-    if "behaviour" not in ok or adjusted is None:
-        reason = "the behaviour model did not pass the diagnostics gate"
-        return ctx.built(ctx.skip("05_adjusted_behaviour_accuracy", "figure", reason))
-    beh = adjusted[adjusted["outcome"] == ok["behaviour"].model.outcome]
-    fig = figures.forest_plot(beh, estimate="adjusted_mean", low="adjusted_ci_low",
-                              high="adjusted_ci_high", label="predictor",
-                              xlabel="adjusted binary OM accuracy (0-1)",
-                              simulated=ctx.simulated)  # fmt: skip
-    return ctx.built(ctx.figure("05_adjusted_behaviour_accuracy", fig))
+    rows = adjusted[adjusted["outcome"] == beh.model.outcome]
+    fig = report.forest(rows, estimate="adjusted_mean", low="adjusted_ci_low",
+                        high="adjusted_ci_high", label="predictor",
+                        xlabel="adjusted binary OM accuracy (0-1)", simulated=ctx.simulated)  # fmt: skip
+    return ctx.built(ctx.figure("05_adjusted_behaviour_accuracy", fig),
+                     failed_fits=failed({"behaviour": beh}))  # fmt: skip
 
 
 def posterior_predictive_checks(ctx: ArtefactContext) -> Built:
     from attunestats import hierarchical as H
 
-    accept = ctx.setting("accept_failed_fits")
-    ok = usable_fits(ctx)
-    ppc = _concat([H.posterior_predictive_check(f, rng=ctx.seed, accept_failed_diagnostics=accept)
-                   for f in ok.values()])  # fmt: skip
-    if ppc is None:
-        return ctx.built(ctx.skip("05_posterior_predictive_checks", "table", _NO_FIT))
-    caption = "Posterior predictive checks (ppp near 0 or 1 flags misfit)"
-    return ctx.built(ctx.table("05_posterior_predictive_checks", ppc, caption))
+    ctx.setting("accept_failed_fits")
+    fitted = fits(ctx)
+    ppc = _concat([H.posterior_predictive_check(f, rng=ctx.seed, accept_failed_diagnostics=True)
+                   for f in fitted.values()])  # fmt: skip
+    fig = report.ppc_plot(ppc, simulated=ctx.simulated, names=_names(fitted))
+    caption = ("Posterior predictive checks: observed statistic against its replicated "
+               "distribution (ppp near 0 or 1 flags misfit)")  # fmt: skip
+    return ctx.built(ctx.table("05_posterior_predictive_checks", ppc, caption),
+                     ctx.figure("05_posterior_predictive_checks", fig), failed_fits=failed(fitted))  # fmt: skip
+
+
+def structure_comparison(ctx: ArtefactContext) -> Built:
+    """PSIS-LOO of the candidate structures (:data:`CANDIDATES`) of two outcomes."""
+    from attunestats import hierarchical as H
+
+    ctx.setting("accept_failed_fits")
+    frames, used = [], {}
+    for name, structures in CANDIDATES.items():
+        fitted = {label: fit(ctx, name, s) for label, s in structures.items()}
+        used.update({f"{name} [{label}]": f for label, f in fitted.items()})
+        frames.append(H.compare_structures(fitted).assign(model=name))
+    table = _concat(frames)
+    names = {f.model.outcome: SHORT[k.split(" [")[0]] for k, f in used.items()}
+    fig = report.loo_plot(table, simulated=ctx.simulated, names=names)
+    caption = ("PSIS-LOO comparison of model structures (elpd difference from the best and its "
+               "standard error; cells left out one at a time)")  # fmt: skip
+    return ctx.built(ctx.table("05_structure_comparison", table, caption),
+                     ctx.figure("05_structure_comparison", fig), failed_fits=failed(used))  # fmt: skip
