@@ -607,7 +607,8 @@ def posterior_predictive_check(
     Returns
     -------
     DataFrame
-        ``statistic, group, observed, replicated_mean, ci_low, ci_high, ppp, n_draws, ci_prob``.
+        ``statistic, group, observed, replicated_mean, replicated_sd, ci_low, ci_high, ppp,
+        n_draws, ci_prob``.
     """
     warning = _check_fit(fit, ci_prob, accept_failed_diagnostics)
     if isinstance(n_draws, bool) or not isinstance(n_draws, int | np.integer) or n_draws < 1:
@@ -636,6 +637,7 @@ def posterior_predictive_check(
                 "group": key[1],
                 "observed": o,
                 "replicated_mean": float(r.mean()),
+                "replicated_sd": float(r.std(ddof=1)) if r.size > 1 else float("nan"),
                 "ci_low": float(lo),
                 "ci_high": float(hi),
                 "ppp": float((r > o).mean() + 0.5 * (r == o).mean()),

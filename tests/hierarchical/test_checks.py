@@ -107,3 +107,29 @@ def test_failed_fit_is_stamped_in_tables_and_figures():
                     xlabel="slope", simulated=False)  # fmt: skip
     assert not any(RH.STAMP in t.get_text() for t in fig.texts)
     plt.close(fig)
+
+
+def test_ppc_and_loo_figures_draw_the_tables(interaction_fits):
+    """The figures draw what the tables say: one PPC point per statistic (red when outside its
+    replicated interval), one LOO point per structure at its elpd difference; stamped when the
+    fit failed the gate."""
+    import matplotlib.pyplot as plt
+
+    _, fits = interaction_fits
+    f = fits["legacy"]
+    ppc = S.posterior_predictive_check(f, n_draws=200, rng=2, accept_failed_diagnostics=True)
+    assert (ppc["replicated_sd"] > 0).all()
+    fig = RH.ppc_plot(ppc, simulated=True)
+    ax = fig.axes[0]
+    inside, outside = (line.get_xdata() for line in ax.lines[:2])
+    n_out = int(((ppc["observed"] < ppc["ci_low"]) | (ppc["observed"] > ppc["ci_high"])).sum())
+    assert len(inside) + len(outside) == len(ppc) and len(outside) == n_out >= 1
+    stamped = any(t.get_text().startswith(RH.STAMP) for t in fig.texts)
+    assert stamped == (not f.passed)
+    plt.close(fig)
+    table = H.compare_structures(fits, n_draws=200)
+    fig = RH.loo_plot(table, simulated=True)
+    x = fig.axes[0].lines[0].get_xdata()
+    np.testing.assert_allclose(x, table["elpd_diff"].to_numpy())
+    assert x[0] == 0 and x[1] < 0
+    plt.close(fig)
