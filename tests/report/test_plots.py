@@ -200,3 +200,25 @@ def test_statistics_and_shared_modules_import_report_only_inside_plot():
     # the one allowed reference is where ARCHITECTURE.md says it is
     assert ("attunestats.report.plots", "plot") in _imports(PACKAGE / "_results.py")
     assert "inside a method named `plot`" in (PACKAGE.parent / "ARCHITECTURE.md").read_text()
+
+
+def test_rater_agreement_and_independence_report(bundled_release, bundled_scores):
+    from attunestats import rater_agreement
+    from attunestats.independence import capability_independence
+
+    agreement = rater_agreement(bundled_release, rng=1)
+    fig = agreement.plot()
+    table = agreement.to_frame().dropna(subset=["alpha"])
+    ax = fig.axes[0]
+    assert len(fig.axes) == 1 and _simulated_mark(fig)
+    assert sorted(_points(ax)) == sorted(table["alpha"])
+    assert set(_labels(ax.get_yticklabels())) == set(table["annotation"])
+
+    report = capability_independence(bundled_scores, correction="holm", rng=1)
+    fig = report.plot()
+    assert len(fig.axes) == 2 and _simulated_mark(fig)  # the heatmap and its colour bar
+    image = np.ma.filled(fig.axes[0].get_images()[0].get_array().astype(float), np.nan)
+    assert report.basis == "disattenuated"  # the noise-corrected correlations are drawn
+    expected = report.noise_corrected.corrected_matrix.to_numpy(float)
+    assert image.shape == expected.shape == (5, 5)
+    np.testing.assert_allclose(image, expected, rtol=0, atol=0)
