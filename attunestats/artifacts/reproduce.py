@@ -303,10 +303,13 @@ def build(
 def _manifest(ctx: BuildContext, tmp: Path, artefacts: Sequence[Artefact],
               outputs: dict[str, Any], skipped: dict[str, str], executed: list[str],
               only: Sequence[str] | None) -> dict[str, Any]:  # fmt: skip
+    # not the manifest itself: an --only rebuild copies the previous one into tmp first
     files = {
         str(p.relative_to(tmp)): _sha256(p)
         for p in sorted(tmp.rglob("*"))
-        if p.is_file() and p.relative_to(tmp).parts[0] != "notebooks" and p.name != BUILD_LOG
+        if p.is_file()
+        and p.relative_to(tmp).parts[0] != "notebooks"
+        and p.relative_to(tmp).as_posix() not in (BUILD_LOG, "MANIFEST.json")
     }
     outputs = {rel: entry for rel, entry in outputs.items() if rel in files}
     seed_names = sorted({a.seed_name for a in artefacts})
