@@ -18,10 +18,11 @@ and records whether the 90% posterior intervals of four families of quantities c
 ``turn slope``
     ``turn_slope[m]`` (change of the logit from the first to the last turn).
 
-Scenarios (:data:`SCENARIOS`), each with ``n_participants`` participants (11 by default, the
-paper's) and every other effect as in the simulator's paper scenario without the planted hardest
-topic (a fixed outlying topic is a claim of the paper, not a nuisance, and its shrinkage is a
-known, separate matter):
+Scenarios (:data:`SCENARIOS`; config key ``misspecification``, since ``scenario`` names the
+simulator's scenario in the studies runner), each with ``n_participants`` participants (11 by
+default, the paper's) and every other effect as in the simulator's paper scenario without the
+planted hardest topic (a fixed outlying topic is a claim of the paper, not a nuisance, and its
+shrinkage is a known, separate matter):
 
 ==============================  =================================================================
 ``baseline``                    the paper scenario's structure (no misspecification)
@@ -94,7 +95,7 @@ SCENARIOS: Mapping[str, Any] = {
 
 def study_config(
     *,
-    scenario: str = "baseline",
+    misspecification: str = "baseline",
     n_participants: int = 11,
     conversations_per_participant: int = 8,
     n_models: int = 4,
@@ -106,10 +107,13 @@ def study_config(
     chains: int = 4,
     target_accept: float = 0.9,
 ) -> dict[str, Any]:
-    """The JSON-able configuration of one scenario (defaults: 11 participants x 8 conversations,
-    4 evaluated models, 12 topics; the default and the issue-6 structures)."""
-    if scenario not in SCENARIOS:
-        raise ValueError(f"scenario must be one of {list(SCENARIOS)}; got {scenario!r}")
+    """The JSON-able configuration of one scenario, ``misspecification`` (defaults: 11
+    participants x 8 conversations, 4 evaluated models, 12 topics; the default and the issue-6
+    structures)."""
+    if misspecification not in SCENARIOS:
+        raise ValueError(
+            f"misspecification must be one of {list(SCENARIOS)}; got {misspecification!r}"
+        )
     for name, val, low in (("n_participants", n_participants, 3),
                            ("conversations_per_participant", conversations_per_participant, 1),
                            ("n_models", n_models, 2), ("n_topics", n_topics, 2)):  # fmt: skip
@@ -122,7 +126,7 @@ def study_config(
     for s in structures:
         as_spec(s)  # checked before any simulation
     return {
-        "scenario": scenario, "n_participants": int(n_participants),
+        "misspecification": misspecification, "n_participants": int(n_participants),
         "conversations_per_participant": int(conversations_per_participant),
         "n_models": int(n_models), "n_topics": int(n_topics), "structures": list(structures),
         "ci_prob": float(ci_prob), "draws": int(draws), "tune": int(tune), "chains": int(chains),
@@ -141,7 +145,7 @@ def simulation_config(config: Mapping[str, Any]) -> Any:
         n_models=int(config["n_models"]), n_human_raters=0, n_topics=int(config["n_topics"]),
         hardest_topic_effect=0.0, messiness=0.0,
     )  # fmt: skip
-    return replace(base, **SCENARIOS[config["scenario"]](n))
+    return replace(base, **SCENARIOS[config["misspecification"]](n))
 
 
 def _rows(fit: Any, truth: Any, ci_prob: float) -> pd.DataFrame:
@@ -218,7 +222,7 @@ def replicate(config: Mapping[str, Any], rng: RNGLike) -> pd.DataFrame:
         )  # fmt: skip
         frames.append(rows)
     out = pd.concat(frames, ignore_index=True)
-    out.insert(0, "scenario", config["scenario"])
+    out.insert(0, "scenario", config["misspecification"])
     out["simulated"] = True
     return out
 
@@ -270,7 +274,7 @@ def run_scenarios(
 
     frames = []
     for k, name in enumerate(scenarios):
-        cfg = {**dict(config or {}), "scenario": name}
+        cfg = {**dict(config or {}), "misspecification": name}
         study = make_study("hierarchical_recovery", cfg, n_replicates=n_replicates,
                            rng=int(rng) + k, name=f"hierarchical recovery: {name}")  # fmt: skip
         path = Path(directory) / f"recovery-{k}.parquet"

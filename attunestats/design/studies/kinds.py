@@ -331,7 +331,7 @@ register_study_kind(
     "hierarchical_recovery",
     "attunestats.design.recovery:replicate",
     defaults={
-        "scenario": "baseline",
+        "misspecification": "baseline",
         "n_participants": 11,
         "conversations_per_participant": 8,
         "n_models": 4,
