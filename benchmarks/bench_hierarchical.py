@@ -13,7 +13,8 @@ minimum bulk / tail ESS, maximum R-hat and divergences of each fit, and the tota
 units of minimum bulk ESS (the speed-up at the same effective sample size).
 
     .venv/bin/python benchmarks/bench_hierarchical.py [--seed 1] [--draws 1000] [--tune 1000]
-        [--chains 4] [--conversations 200] [--structure default] [--warm] [--skip-pymc]
+        [--chains 4] [--conversations 200] [--structure default] [--adaptation low_rank]
+        [--warm] [--skip-pymc]
 
 Data: ``simulate_release(seed)`` with the default (paper-like) configuration: 200
 conversations, 11 participants, 50 topics, 11 models + 3 human raters; behaviour task ``om`` of
@@ -82,6 +83,7 @@ def main() -> None:
     ap.add_argument("--conversations", type=int, default=None, help="release size (default 200)")
     ap.add_argument("--structure", default="default", help="model structure (ModelSpec string)")
     ap.add_argument("--warm", action="store_true", help="keep numba's on-disk kernel cache")
+    ap.add_argument("--adaptation", default=None, help="nutpie mass matrix: diag or low_rank")
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     if not args.warm:  # compile the kernel from scratch: numba reads NUMBA_CACHE_DIR on import
@@ -109,7 +111,7 @@ def main() -> None:
         f"judgements), {len(model.conversations)} conversations, {len(model.participants)} "
         f"participants, {len(model.topics)} topics; parameterisation {model.parameterization}"
     )
-    print(f"structure: {model.spec}")
+    print(f"structure: {model.spec}; nutpie adaptation: {args.adaptation or 'fit default'}")
     print(f"settings: {args.chains} chains x ({args.tune} tune + {args.draws} draws), "
           f"{args.cores} cores")  # fmt: skip
 
@@ -124,6 +126,7 @@ def main() -> None:
         model, draws=args.draws, tune=args.tune, chains=args.chains, cores=args.cores,
         rng=args.seed, sampler="nutpie", progress_bar=False,
         **({} if args.target_accept is None else {"target_accept": args.target_accept}),
+        **({} if args.adaptation is None else {"adaptation": args.adaptation}),
     )  # fmt: skip
     d = res.diagnostics
     nut_total = res.compile_seconds + res.sample_seconds
