@@ -16,13 +16,19 @@
 # %% [markdown]
 # # 05 Participant, diagnosis and topic effects
 #
-# Hierarchical Bayesian models (PyMC, sampled by nutpie) of binary behaviour accuracy, emotion F1,
-# pairwise preference accuracy and four-branch prediction error of the evaluated models, with
-# participant, topic and conversation random effects, diagnosis-group effects and their
-# interaction with the model. Each model is fitted once per build (notebooks 06 and 08 reuse the
-# fits). A fit's summaries are reported only when it passes the diagnostics gate (r_hat <= 1.01,
-# bulk and tail ESS >= 400, no divergence); fast mode runs chains too short for the gate, and its
-# tables say so in a `warning` column.
+# Hierarchical Bayesian models of binary behaviour accuracy, emotion F1, pairwise preference
+# accuracy and four-branch prediction error of the evaluated models, sampled by nutpie on one
+# compiled log density (`attunestats.hierarchical`). The default structure
+# (`attunestats.hierarchical.ModelSpec`) has participant, topic and conversation intercepts,
+# diagnosis-group effects, and predictor x participant, predictor x conversation, predictor x
+# topic and predictor x diagnosis terms (plus question effects for pairwise preference): the
+# models' differences may vary across people and conversations, so predictor effects are
+# population means over participants. Each model is fitted once per build (notebooks 06 and 08
+# reuse the fits). The diagnostics gate: r_hat <= 1.01, bulk and tail ESS >= 400, no divergence.
+# A fit that fails it is still reported, but every table row built from it says `diagnostics
+# failed` and every figure says DIAGNOSTICS FAILED in red; the build's MANIFEST.json lists it,
+# and a full `attunestats reproduce` then fails unless `--allow-failed-fits`. Fast mode runs
+# chains too short for the gate on purpose.
 #
 # The bundled release is SIMULATED (written by `attunestats.release.simulate`): every table and
 # figure below says so, and its numbers are not findings about real models. Run with
@@ -50,7 +56,8 @@ print(ctx.banner())
 # %% [markdown]
 # ## The fits
 #
-# Sampler, settings, the gate's verdict, the worst R-hat and ESS, divergences and times.
+# Sampler, settings, the gate's verdict, the worst R-hat and ESS, divergences, times and the
+# structure of each model.
 
 # %%
 overview = ctx.build("fit-diagnostics").frame()
@@ -62,7 +69,7 @@ overview[
         "max_r_hat",
         "min_ess_bulk",
         "min_ess_tail",
-        "sample_seconds",
+        "structure",
     ]
 ]
 
@@ -118,15 +125,50 @@ avg[
 ]
 
 # %% [markdown]
-# ## Adjusted predictor effects and model checks
+# ## Adjusted predictor effects
 #
 # Each predictor's accuracy or score adjusted for participant, topic, conversation and diagnosis
-# (an attunestats addition), and posterior predictive checks (a ppp near 0 or 1 flags misfit).
+# (an attunestats addition).
 
 # %%
 print(ctx.build("adjusted-predictor-effects"))
 ctx.build("adjusted-behaviour-accuracy").show()
 
+# %% [markdown]
+# ## Does the model reproduce the data? Posterior predictive checks
+#
+# Statistics of the observed data (overall and per-predictor accuracy or score, accuracy by turn
+# position and diagnosis group, the spread of conversation and cell accuracies, and the spread of
+# predictor x participant and predictor x conversation means, which a model without those
+# interactions under-predicts when the data have them) against their distribution in data
+# replicated from the posterior (ArviZ-format replicated data:
+# `attunestats.hierarchical.predictive_data`). The figure shows each observed statistic in
+# replicated standard deviations with the 94% replicated range; red points are outside it. A
+# ppp (posterior predictive p-value) near 0 or 1 flags misfit.
+
 # %%
-ppc = ctx.build("posterior-predictive-checks").frame()
+checks = ctx.build("posterior-predictive-checks")
+checks.show()
+ppc = checks.frame()
 ppc[(ppc["ppp"] < 0.01) | (ppc["ppp"] > 0.99)]
+
+# %% [markdown]
+# ## Which structure do the data support? PSIS-LOO
+#
+# Binary OM accuracy and pairwise preference fitted with two candidate structures: the default
+# and the terms of the first release of this package
+# (one conversation intercept shared by the predictors, no predictor x participant or predictor x
+# conversation term; with the default's question effects, so that every candidate describes the
+# same cells). Pareto-smoothed importance-sampling leave-one-out cross-validation
+# (`arviz.compare`) ranks them by expected log predictive density: `elpd_diff` is each
+# structure's difference from the best (0 or negative) and `dse` its standard error; a
+# difference within about two `dse` is not a difference. Cells (a predictor's judgements of one
+# turn) are left out one at a time, so this ranks how well each structure describes these
+# conversations, not how it generalises to new participants.
+
+# %%
+comparison = ctx.build("structure-comparison")
+comparison.show()
+comparison.frame()[
+    ["model", "structure", "rank", "elpd", "se", "elpd_diff", "dse", "weight", "diagnostics"]
+]
