@@ -252,8 +252,10 @@ def replicate(context: CoverageContext, rng: int) -> pd.DataFrame:
         frames.append(both)
     out = pd.concat(frames, ignore_index=True)
     out["covered"] = (out["ci_low"] <= out["truth"]) & (out["truth"] <= out["ci_high"])
-    null_pair = (out["kind"] == "difference") & (out["predictor"] == preds[0]) & (
-        out["predictor_b"] == preds[1]
+    null_pair = (
+        (out["kind"] == "difference")
+        & (out["predictor"] == preds[0])
+        & (out["predictor_b"] == preds[1])
     )
     out["null"] = null_pair
     out["rejected"] = (out["ci_low"] > 0) | (out["ci_high"] < 0)

@@ -15,11 +15,13 @@ behaviour and preference outcomes with the candidate structures of :data:`CANDID
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import pandas as pd
 
 from attunestats.artifacts.context import ArtefactContext, Built
+from attunestats.errors import AttunestatsWarning
 from attunestats.report import hierarchical as report
 
 #: The models of the build, in the order they are reported.
@@ -36,6 +38,25 @@ CANDIDATES = {
 }
 
 
+def _mode(scores: Any, evaluated: list[str]) -> str | None:
+    """The prediction mode the models are fitted in: the evaluated models' one mode (human raters'
+    modes do not count); with several, ``"default"`` when present, else the first, with a warning."""
+    conv = scores.conversation
+    modes = sorted(
+        conv.loc[conv["predictor"].isin(evaluated), "mode"].dropna().astype(str).unique()
+    )
+    if len(modes) <= 1:
+        return modes[0] if modes else None
+    chosen = "default" if "default" in modes else modes[0]
+    warnings.warn(
+        f"the evaluated models have several prediction modes {modes}; the hierarchical models "
+        f"use mode {chosen!r}",
+        AttunestatsWarning,
+        stacklevel=2,
+    )
+    return chosen
+
+
 def model(ctx: ArtefactContext, name: str, structure: str = "default") -> Any:
     """The hierarchical model ``name`` of the evaluated models (the claims are about models)."""
     from attunestats import hierarchical as H
@@ -43,7 +64,7 @@ def model(ctx: ArtefactContext, name: str, structure: str = "default") -> Any:
     def make() -> Any:
         scores = ctx.scores
         evaluated = scores.names("model")
-        opts = {"predictors": evaluated, "structure": structure}
+        opts = {"predictors": evaluated, "structure": structure, "mode": _mode(scores, evaluated)}
         if name == "behaviour":
             return H.behaviour_model_from_scores(scores, task="om", **opts)
         if name == "emotion":
