@@ -97,3 +97,13 @@ def test_fast_mode_accepts_failed_fits_and_still_lists_them(tmp_path, capsys, re
     assert len(manifest["failed_fits"]) == len(failed)
     if len(failed):  # listed and said on stderr, but no failure
         assert "reproduce FAILED" not in capsys.readouterr().err
+
+
+def test_claims_audit_lists_the_failed_behaviour_fit_it_reads(short_full_mode, release_path):
+    """Claim (d) is read from the behaviour fit: when that fit fails the gate, the claims
+    tables list it (and a full build then fails unless allowed, like every stamped output);
+    the emotion fit, which the audit does not read, is not listed."""
+    ctx = BuildContext(release=release_path, fast=False, rng=5)
+    built = ctx.build("claims-audit")
+    assert len(built.failed_fits) == 1 and built.failed_fits[0].startswith("behaviour ")
+    assert built.tables and all(t.failed_fits == built.failed_fits for t in built.tables)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from attunestats.artifacts.builders.hierarchical import fit
+from attunestats.artifacts.builders.hierarchical import failed, fit
 from attunestats.artifacts.context import ArtefactContext, Built
 
 
@@ -27,12 +27,18 @@ def audit(ctx: ArtefactContext) -> Any:
         d=dict(fit=fit(ctx, "behaviour"), accept_failed_diagnostics=accept)))  # fmt: skip
 
 
+def _failed(ctx: ArtefactContext) -> tuple[str, ...]:
+    """Claim (d) reads the behaviour fit: when it failed the gate, the tables say so."""
+    return failed({"behaviour": fit(ctx, "behaviour")})
+
+
 def claims_audit(ctx: ArtefactContext) -> Built:
     caption = ("Claims audit: one row per tested quantity; interval and p-value from one "
                "procedure (they agree); verdict per claim")  # fmt: skip
-    return ctx.built(ctx.table("08_claims_audit", audit(ctx).to_frame(), caption))
+    return ctx.built(ctx.table("08_claims_audit", audit(ctx).to_frame(), caption),
+                     failed_fits=_failed(ctx))  # fmt: skip
 
 
 def claims_details(ctx: ArtefactContext) -> Built:
     return ctx.built(ctx.table("08_claims_details", audit(ctx).details(),
-                               "Sub-tests of every claim"))  # fmt: skip
+                               "Sub-tests of every claim"), failed_fits=_failed(ctx))  # fmt: skip
