@@ -202,6 +202,20 @@ def decode(rel: str, data: bytes) -> tuple[str | None, list[Finding]]:
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _ESCAPED_QUOTE_KEY = re.compile(r'\\"\s*:')
 _SPACED_KEY = re.compile(r'"\s+:')
+_ESCAPED_QUOTE_KEY_B = re.compile(rb'\\"\s*:')
+_SPACED_KEY_B = re.compile(rb'"\s+:')
+_SURROGATE_ESCAPE_B = re.compile(rb"\\u[dD][89a-fA-F]")
+_INVALID = object()
+
+
+def _plain_utf8(data: bytes) -> bool:
+    """Bytes that may be UTF-8 JSON as they are: no byte order mark, no NUL in the first two
+    bytes (UTF-16/32), no unpaired-surrogate escape (those take the exact path)."""
+    if data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+        return False
+    if len(data) >= 2 and (data[0] == 0 or data[1] == 0):
+        return False
+    return not _SURROGATE_ESCAPE_B.search(data)
 
 
 def _count_keys(doc: Any) -> int:
@@ -218,13 +232,19 @@ def _count_keys(doc: Any) -> int:
     return n
 
 
-def _no_duplicate_keys(text: str, doc: Any) -> bool:
+def _no_duplicate_keys(text: str | bytes, doc: Any) -> bool:
     """True when the text has as many keys as the parsed document (no key was repeated).
 
     A key ends with a quote, optional white space and a colon; inside a JSON string a quote is
     escaped, so counting those ends counts the keys exactly unless an escaped quote is followed
-    by a colon (then the caller parses again, slowly and exactly).
+    by a colon (then the caller parses again, slowly and exactly). ``text`` is the decoded text
+    or the UTF-8 bytes (the same count: these characters are ASCII).
     """
+    if isinstance(text, bytes):
+        if b"\\" in text and _ESCAPED_QUOTE_KEY_B.search(text):
+            return False
+        tokens = text.count(b'":') + len(_SPACED_KEY_B.findall(text))
+        return tokens == _count_keys(doc)
     if "\\" in text and _ESCAPED_QUOTE_KEY.search(text):
         return False
     tokens = text.count('":') + len(_SPACED_KEY.findall(text))
@@ -235,10 +255,19 @@ def parse(rel: str, data: bytes) -> tuple[Any, list[Finding], bool]:
     """(document, findings, ok): decode and parse one file; ``ok`` False if it cannot be read.
 
     The fast path parses with pydantic-core's JSON reader (repeated short strings shared, about
-    half the memory of :func:`json.loads`) and checks that no key repeats by counting keys in
-    the text; text with unpaired surrogate escapes, or whose count disagrees, is parsed again by
-    :func:`json.loads`, which finds where a key repeats.
+    half the memory of :func:`json.loads`), straight from the bytes of a UTF-8 file (no decoded
+    copy of the text), and checks that no key repeats by counting keys in the text; text with
+    unpaired surrogate escapes, or whose count disagrees, is parsed again by :func:`json.loads`,
+    which finds where a key repeats. Other encodings, and bytes that are not valid UTF-8, go
+    through :func:`decode` (which names the offending byte).
     """
+    if _plain_utf8(data):
+        try:
+            doc = from_json(data, cache_strings="all")
+        except ValueError:
+            doc = _INVALID
+        if doc is not _INVALID and _no_duplicate_keys(data, doc):
+            return doc, [], True
     text, findings = decode(rel, data)
     if text is None:
         return None, findings, False

@@ -18,6 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from attunestats.constants import FOUR_BRANCHES, PANAS_ITEMS
 from attunestats.errors import Problem
 from attunestats.release import normalize as nz
@@ -529,6 +531,51 @@ class _Loader:
         self.turns.add(cid, n, user, reply, improved, edited, selected_text)
 
     # -- predictions ----------------------------------------------------------------------------
+    def sort_runs(self) -> None:
+        """Put the runs, loaded in file order, in key order (predictor, mode, natural id).
+
+        Runs are loaded as their files are read, one document at a time; this stable reorder of
+        the run-indexed columns gives the tables the row order of the module docstring of
+        :mod:`attunestats.release.load` (each run's rows together and in their own order).
+        """
+        keys = self.run_keys
+        order = sorted(range(len(keys)), key=lambda i: (keys[i][0], keys[i][1], _natural(keys[i][2])))  # fmt: skip
+        if order == list(range(len(keys))):
+            return
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        self.run_keys = [keys[i] for i in order]
+        for name, col in self.runs.cols.items():
+            self.runs.cols[name] = [col[i] for i in order]
+
+        def perm_of(run: list[int]) -> tuple[list[int], np.ndarray]:
+            new = rank[np.asarray(run, dtype=np.int64)]
+            perm = np.argsort(new, kind="stable")
+            return new[perm].tolist(), perm
+
+        def take(values: list[Any], perm: np.ndarray) -> list[Any]:
+            return [values[i] for i in perm.tolist()]
+
+        self.pp_run, perm = perm_of(self.pp_run)
+        self.pp_item, self.pp_value = take(self.pp_item, perm), take(self.pp_value, perm)
+        for run_name, cols in (("ps_run", self.ps), ("pt_run", self.pt), ("pe_run", self.pe),
+                               ("pw_run", self.pw)):  # fmt: skip
+            reordered, perm = perm_of(getattr(self, run_name))
+            setattr(self, run_name, reordered)
+            for name, col in cols.cols.items():
+                cols.cols[name] = take(col, perm)
+        # binary answers: blocks (one per run, turn and task), then the answers of each block
+        sizes = np.asarray(self.pb_block_n, dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self.pb_block_run, perm = perm_of(self.pb_block_run)
+        self.pb_block_turn = take(self.pb_block_turn, perm)
+        self.pb_block_task = take(self.pb_block_task, perm)
+        self.pb_block_n = sizes[perm].tolist()
+        new_sizes = sizes[perm]
+        new_starts = np.concatenate([[0], np.cumsum(new_sizes)[:-1]]).astype(np.int64)
+        flat = np.repeat(starts[perm] - new_starts, new_sizes) + np.arange(int(sizes.sum()))
+        self.pb_qid, self.pb_value = take(self.pb_qid, flat), take(self.pb_value, flat)
+
     def run(self, run_idx: int, file: str, doc: dict[str, Any], cid: str) -> None:
         self.file = file
         gt = self.gt[cid]

@@ -41,7 +41,7 @@ def _frame(name: str, cols: Mapping[str, Any]) -> pd.DataFrame:
             data[col] = np.asarray(values, dtype=np.float64)
         else:
             data[col] = np.asarray(values, dtype=dtype)
-    return coerce_table(name, pd.DataFrame(data))
+    return coerce_table(name, pd.DataFrame(data, copy=False), copy=False)
 
 
 def _take(dictionary: pa.Array, indices: np.ndarray) -> pd.api.extensions.ExtensionArray:

@@ -83,8 +83,8 @@ import json
 import os
 import re
 import warnings as _warnings
-from collections.abc import Iterator, Mapping
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +92,14 @@ from attunestats.constants import SUBSETS
 from attunestats.errors import Problem, ReleaseError
 from attunestats.release._diagnosis import DIAGNOSIS_KEYWORDS, DIAGNOSIS_WORDS, diagnosis_group
 from attunestats.release._files import parse, scan
-from attunestats.release._findings import counts, document_findings, merge, raise_release_error
+from attunestats.release._findings import (
+    _gt_checks,
+    _run_checks,
+    _run_kind,
+    counts,
+    merge,
+    raise_release_error,
+)
 from attunestats.release._loader import (
     _id_from_name,
     _key,
@@ -256,42 +263,63 @@ def _predictor_spec(info: Mapping[str, Any], name: str) -> dict[str, Any]:
     return spec if isinstance(spec, dict) else {}
 
 
+@dataclass
+class _Unreadable:
+    """Files a streaming reader could not read (set while the documents are consumed)."""
+
+    gt: bool = False
+    predictors: set[str] = field(default_factory=set)
+
+
 def _build(
-    conversations: Mapping[str, Any],
-    runs: Mapping[str, Mapping[str, Any]],
+    gt: Iterable[tuple[str, Any]],
+    runs: Iterable[tuple[str, str, Any]],
+    predictors: Sequence[str],
     info: Any,
     *,
     root: Path | None,
-    checksum: str,
+    checksum: Callable[[], str],
     problems: list[Problem],
     events: list[tuple[str, str, str, str, str]],
     keep_ids: frozenset[str] | None = None,
+    listed: Sequence[Any] | None = None,
     gt_where: str = "conversations/",
-    gt_unreadable: bool = False,
-    unreadable_predictors: frozenset[str] = frozenset(),
+    unreadable: _Unreadable | None = None,
     findings: list[Finding] | None = None,
     strict: bool = False,
     read: dict[str, int] | None = None,
-    owned: bool = False,
+    documents: tuple[Mapping[str, Any], Mapping[str, Mapping[str, Any]]] | None = None,
 ) -> Release:
-    # owned: the documents were parsed by _load for this call only; they are dropped (the dicts
-    # emptied) once their rows are taken, so the tables are not built next to every parsed file
-    # (a 10,000-turn conversation: 220 MB of parsed JSON). Unpaired surrogates were checked in
-    # _load already, so the UnicodeEncodeError fallback below does not need them.
+    """One pass over the documents, each validated, loaded and dropped before the next.
+
+    ``gt`` yields (file, document) in natural id order of the file names (ids that disagree with
+    their file name are errors, so a release that loads has its conversations in id order);
+    ``runs`` yields (predictor, file, document) in any order (the loader puts the runs in key
+    order at the end). Only one parsed document is alive at a time: a 10,000-turn conversation
+    is about 50 MB of parsed JSON per file. ``checksum`` is called once the documents are
+    consumed; ``documents`` (the in-memory path) lets the error for unpaired surrogates name
+    where they are (the file reader checked them already).
+    """
+    unreadable = _Unreadable() if unreadable is None else unreadable
     findings = [] if findings is None else findings
     if info is not None:
         findings += schema_findings("release.json", "release.json", info)
     info = _check_info(info, problems)
-    findings += document_findings(conversations, runs, info)
     ld = _Loader()
     ld.problems = problems
 
-    # ground truth: identify, check ids, order naturally
+    # ground truth: check each document and its id, then load it
     n_problems = len(problems)
     by_id: dict[str, str] = {}
     excluded: set[str] = set()
-    order = []
-    for name, doc in conversations.items():
+    have: set[str | None] = set()
+    n_docs = 0
+    for name, doc in gt:
+        n_docs += 1
+        findings += schema_findings("ground_truth", name, doc)
+        if isinstance(doc, dict):
+            findings += _gt_checks(name, doc)
+        have.add(_doc_id(name, doc))
         ld.file = name
         if not isinstance(doc, dict):
             ld.problem(
@@ -313,94 +341,86 @@ def _build(
             ld.problem("$.conversationId", f"duplicate conversation id (also in {by_id[cid]})", cid)
             continue
         by_id[cid] = name
-        order.append((_natural(cid), cid, name, doc))
-    order.sort(key=lambda x: x[0])
-    if not order and not gt_unreadable and len(problems) == n_problems:
+        ld.conversation(name, cid, doc)
+    doc = None
+    if not by_id and not unreadable.gt and len(problems) == n_problems:
         what = "no ground-truth conversation files"
-        if conversations:
+        if n_docs:
             what = "no ground-truth conversation of the requested subset"
         problems.append(Problem(gt_where, "", f"empty release: {what}"))
-    for _, cid, name, doc in order:
-        ld.conversation(name, cid, doc)
+    for i in listed or ():
+        if str(i) not in have:
+            events.append((gt_where, "", "subset_id_missing", repr(str(i)), ""))
 
-    # predictions: identify every run, check keys, then load in key order
-    predictor_rows = []
-    keyed = []
+    # predictions: check each run and its key, load it; key order at the end
     seen_keys: dict[tuple[str, str, str], str] = {}
-    listed = info.get("predictors") if isinstance(info.get("predictors"), dict) else {}
-    for predictor in sorted(runs):
-        files = runs[predictor]
+    n_loaded: dict[str, int] = dict.fromkeys(predictors, 0)
+    n_files: dict[str, int] = dict.fromkeys(predictors, 0)
+    listed_predictors = info.get("predictors") if isinstance(info.get("predictors"), dict) else {}
+    for predictor, name, doc in runs:
+        n_loaded.setdefault(predictor, 0)
+        n_files[predictor] = n_files.get(predictor, 0) + 1
+        findings += schema_findings(_run_kind(info, predictor), name, doc)
+        if isinstance(doc, dict):
+            findings += _run_checks(name, doc)
+        ld.file = name
+        if not isinstance(doc, dict):
+            ld.problem("$", f"run file must hold a JSON object, not {_type_name(doc)}", doc)
+            continue
+        for key in ("conversationId", "source_file", "mode"):
+            if doc.get(key) is not None and not isinstance(doc[key], str):
+                ld.problem(
+                    _key("$", key), f"must be a string, not {_type_name(doc[key])}", doc[key]
+                )
+        cid = _run_id(doc)
+        if cid is None:
+            if doc.get("conversationId") is None and doc.get("source_file") is None:
+                ld.problem(
+                    "$.conversationId", "missing required field conversationId (or source_file)"
+                )
+            elif isinstance(doc.get("source_file"), str) and doc.get("conversationId") is None:
+                ld.problem(
+                    "$.source_file", "source_file is not conversation_<N>.json", doc["source_file"]
+                )
+            continue
+        if cid in excluded:
+            ld.event("$.conversationId", "run_outside_subset", cid, None)
+            continue
+        if cid not in ld.gt:
+            if cid not in by_id:
+                where = (
+                    "$.conversationId"
+                    if isinstance(doc.get("conversationId"), str)
+                    else "$.source_file"
+                )
+                ld.problem(where, "prediction for a conversation the ground truth lacks", cid)
+            continue
+        spec = _predictor_spec(info, predictor)
+        default_mode = spec.get("mode") if isinstance(spec.get("mode"), str) else "default"
+        mode = doc.get("mode") if isinstance(doc.get("mode"), str) and doc["mode"] else default_mode
+        key = (predictor, mode, cid)
+        if key in seen_keys:
+            ld.problem("$", f"duplicate run for predictor {predictor!r}, mode {mode!r}, conversation {cid!r} (also in {seen_keys[key]})")  # fmt: skip
+            continue
+        seen_keys[key] = name
+        ld.run_keys.append(key)
+        ld.run(len(ld.run_keys) - 1, name, doc, cid)
+        n_loaded[predictor] += 1
+    doc = None
+    ld.sort_runs()
+    predictor_rows = []
+    for predictor in sorted(n_loaded):
         spec = _predictor_spec(info, predictor)
         kind = spec.get("kind") if spec.get("kind") in ("model", "human") else "model"
         display = (
             spec.get("display_name") if isinstance(spec.get("display_name"), str) else predictor
         )
-        default_mode = spec.get("mode") if isinstance(spec.get("mode"), str) else "default"
-        if not files and predictor not in unreadable_predictors:
+        if not n_files[predictor] and predictor not in unreadable.predictors:
             problems.append(Problem(f"runs/{predictor}", "", "predictor has no run files"))
-        n_loaded = 0
-        for name, doc in files.items():
-            ld.file = name
-            if not isinstance(doc, dict):
-                ld.problem("$", f"run file must hold a JSON object, not {_type_name(doc)}", doc)
-                continue
-            for key in ("conversationId", "source_file", "mode"):
-                if doc.get(key) is not None and not isinstance(doc[key], str):
-                    ld.problem(
-                        _key("$", key), f"must be a string, not {_type_name(doc[key])}", doc[key]
-                    )
-            cid = _run_id(doc)
-            if cid is None:
-                if doc.get("conversationId") is None and doc.get("source_file") is None:
-                    ld.problem(
-                        "$.conversationId", "missing required field conversationId (or source_file)"
-                    )
-                elif isinstance(doc.get("source_file"), str) and doc.get("conversationId") is None:
-                    ld.problem(
-                        "$.source_file",
-                        "source_file is not conversation_<N>.json",
-                        doc["source_file"],
-                    )
-                continue
-            if cid in excluded:
-                ld.event("$.conversationId", "run_outside_subset", cid, None)
-                continue
-            if cid not in ld.gt:
-                if cid not in by_id:
-                    where = (
-                        "$.conversationId"
-                        if isinstance(doc.get("conversationId"), str)
-                        else "$.source_file"
-                    )
-                    ld.problem(where, "prediction for a conversation the ground truth lacks", cid)
-                continue
-            mode = (
-                doc.get("mode")
-                if isinstance(doc.get("mode"), str) and doc["mode"]
-                else default_mode
-            )
-            key = (predictor, mode, cid)
-            if key in seen_keys:
-                ld.problem("$", f"duplicate run for predictor {predictor!r}, mode {mode!r}, conversation {cid!r} (also in {seen_keys[key]})")  # fmt: skip
-                continue
-            seen_keys[key] = name
-            keyed.append(((predictor, mode, _natural(cid)), key, name, doc))
-            n_loaded += 1
-        predictor_rows.append((predictor, kind, display, n_loaded))
-    for name in listed:
-        if name not in runs:
+        predictor_rows.append((predictor, kind, display, n_loaded[predictor]))
+    for name in listed_predictors:
+        if name not in n_loaded:
             problems.append(Problem("release.json", _key("$.predictors", name), "predictor listed in release.json has no run files", _short(name)))  # fmt: skip
-    keyed.sort(key=lambda x: x[0])
-    for run_idx, (_, key, name, doc) in enumerate(keyed):
-        ld.run_keys.append(key)
-        ld.run(run_idx, name, doc, key[2])
-    if owned:
-        doc = None
-        order.clear()
-        keyed.clear()
-        conversations.clear()  # type: ignore[attr-defined]
-        for files in runs.values():
-            files.clear()  # type: ignore[attr-defined]
 
     errors, warnings = merge(problems, findings, ld, events)
     if strict and warnings:
@@ -415,13 +435,13 @@ def _build(
         report = _report(ld, events)
     except UnicodeEncodeError as exc:
         # text that is not valid Unicode: unpaired UTF-16 surrogates, e.g. from "\ud800" in JSON
-        bad = _surrogate_problems(conversations, runs)
+        bad = _surrogate_problems(*documents) if documents is not None else []
         if not bad:
             raise
         raise_release_error([Finding.of(p, rule="unreadable") for p in bad], warnings, ld, events,
                             read, exc)  # fmt: skip
     report = replace(report, warnings=tuple(warnings), read=read)
-    return Release(root=root, tables=tables, report=report, info=dict(info), checksum=checksum)
+    return Release(root=root, tables=tables, report=report, info=dict(info), checksum=checksum())
 
 
 # --- public API --------------------------------------------------------------------------------
@@ -492,11 +512,14 @@ def release_from_documents(
     """
     runs = {} if runs is None else runs
     with _gc_paused():
-        checksum = _canonical_checksum(conversations, runs, info)
         read = {"ground-truth files": len(conversations),
                 "run files": sum(len(f) for f in runs.values())}  # fmt: skip
-        return _build(conversations, runs, info, root=root, checksum=checksum, problems=[],
-                      events=[], gt_where="conversations", strict=strict, read=read)  # fmt: skip
+        gt = sorted(conversations.items(), key=lambda e: _natural(_doc_id(*e) or ""))
+        docs = ((p, n, d) for p, files in sorted(runs.items()) for n, d in files.items())
+        return _build(gt, docs, sorted(runs), info, root=root,
+                      checksum=lambda: _canonical_checksum(conversations, runs, info),
+                      problems=[], events=[], gt_where="conversations", strict=strict, read=read,
+                      documents=(conversations, runs))  # fmt: skip
 
 
 def _pick_ground_truth(
@@ -621,25 +644,22 @@ def _load(root: Path, subset: str | None, strict: bool = False) -> Release:
     if gt_dir is not None and gt_dir.parent == root and (root / "Test Samples").is_dir():
         findings.append(Finding("Test Samples", "", "not read: conversations/ is the ground truth "
                                 "when both exist", "", "ignored_entry", "warning"))  # fmt: skip
+    digests: dict[str, bytes] = {}
+    unreadable = _Unreadable()
 
-    h = hashlib.sha256()
-    info: Any = None
-    conversations: dict[str, Any] = {}
-    runs: dict[str, dict[str, Any]] = {name: {} for name in run_dirs}
-    gt_unreadable = False
-    unreadable_predictors: set[str] = set()
-    for entry in to_read:
-        rel, kind, predictor = entry.rel, entry.kind, entry.predictor
+    def read(entry: Any) -> tuple[bool, Any]:
+        # one file: read, hash, decode, parse; its errors and warnings recorded in reading order
+        rel = entry.rel
         try:
             data = entry.path.read_bytes()
         except OSError as exc:
             problems.append(Finding(rel, "", f"cannot read file: {exc.strerror or exc}", "",
                                     "unreadable"))  # fmt: skip
-            ok = False
+            ok, doc = False, None
         else:
-            _hash_entry(h, rel, data)
+            digests[rel] = hashlib.sha256(data).digest()
             doc, found, ok = parse(rel, data)
-            for f in found:  # errors in reading order, with the loader's
+            for f in found:
                 (problems if f.severity == "error" else findings).append(f)
             if ok and _SURROGATE_ESCAPE.search(data):
                 bad = _scan_surrogates(doc)
@@ -648,38 +668,53 @@ def _load(root: Path, subset: str | None, strict: bool = False) -> Release:
                                             _short(value), "unreadable"))  # fmt: skip
                 ok = not bad
         if not ok:
-            gt_unreadable |= kind == "gt"
-            if kind == "run":
-                unreadable_predictors.add(predictor)
-            continue
-        if kind == "info":
-            info = doc
-        elif kind == "gt":
-            conversations[rel] = doc
-        else:
-            runs[predictor][rel] = doc
-    doc = data = None  # only the dicts hold the documents (_build drops them)
+            unreadable.gt |= entry.kind == "gt"
+            if entry.kind == "run":
+                unreadable.predictors.add(entry.predictor)
+        return ok, doc
 
-    events: list[tuple[str, str, str, str, str]] = []
+    info: Any = None
+    for entry in to_read:
+        if entry.kind == "info":
+            ok, doc = read(entry)
+            info = doc if ok else None
+    gt_entries = sorted((e for e in to_read if e.kind == "gt"),
+                        key=lambda e: _natural(_id_from_name(e.rel) or ""))  # fmt: skip
+
+    def gt_docs() -> Iterator[tuple[str, Any]]:
+        for entry in gt_entries:
+            ok, doc = read(entry)
+            if ok:
+                yield entry.rel, doc
+
+    def run_docs() -> Iterator[tuple[str, str, Any]]:
+        for entry in to_read:
+            if entry.kind == "run":
+                ok, doc = read(entry)
+                if ok:
+                    yield entry.predictor, entry.rel, doc
+
+    def checksum() -> str:
+        # SHA-256 over the sorted relative paths and the SHA-256 of each file's bytes
+        h = hashlib.sha256()
+        for entry in to_read:
+            if entry.rel in digests:
+                _hash_entry(h, entry.rel, digests[entry.rel])
+        return h.hexdigest()
+
     gt_where = "."
     if gt_dir is not None:
         gt_where = gt_dir.relative_to(root).as_posix() + "/"
-    if listed is not None:
-        have = {_doc_id(name, doc) for name, doc in conversations.items()}
-        for i in listed:
-            if str(i) not in have:
-                events.append((gt_where, "", "subset_id_missing", repr(str(i)), ""))
-    read = {
+    counted = {
         "files read": len(to_read),
         "ground-truth files": sum(e.kind == "gt" for e in to_read),
         "run files": sum(e.kind == "run" for e in to_read),
         "entries skipped": sum(f.rule in ("skipped_file", "ignored_entry") for f in findings),
     }
     return _build(
-        conversations, runs, info, root=root, checksum=h.hexdigest(), problems=problems,
-        events=events, keep_ids=keep_ids, gt_where=gt_where, gt_unreadable=gt_unreadable,
-        unreadable_predictors=frozenset(unreadable_predictors), findings=findings, strict=strict,
-        read=read, owned=True,
+        gt_docs(), run_docs(), run_dirs, info, root=root, checksum=checksum, problems=problems,
+        events=[], keep_ids=keep_ids, listed=listed, gt_where=gt_where, unreadable=unreadable,
+        findings=findings, strict=strict, read=counted,
     )  # fmt: skip
 
 

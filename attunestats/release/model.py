@@ -339,13 +339,19 @@ def empty_table(name: str) -> pd.DataFrame:
     return pd.DataFrame({col: pd.Series(dtype=dtype) for col, dtype in schema.items()})
 
 
-def coerce_table(name: str, df: pd.DataFrame) -> pd.DataFrame:
-    """Return ``df`` with exactly the schema's columns, in order, cast to the schema's dtypes."""
+def coerce_table(name: str, df: pd.DataFrame, *, copy: bool = True) -> pd.DataFrame:
+    """Return ``df`` with exactly the schema's columns, in order, cast to the schema's dtypes.
+
+    ``copy=False`` (for a frame the caller has just built and hands over) shares the columns
+    that already have their dtype instead of copying them.
+    """
     schema = TABLE_SCHEMAS[name]
     missing = [c for c in schema if c not in df.columns]
     if missing:
         raise KeyError(f"table {name!r} lacks columns {missing}")
-    out = df.loc[:, list(schema)].copy()
+    out = df.loc[:, list(schema)]
+    if copy:
+        out = out.copy()
     for col, dtype in schema.items():
         if str(out[col].dtype) != dtype:
             out[col] = out[col].astype(dtype)

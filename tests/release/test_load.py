@@ -39,8 +39,16 @@ def expected(name: str, rows: list[tuple]) -> pd.DataFrame:
     return coerce_table(name, pd.DataFrame(rows, columns=list(TABLE_SCHEMAS[name])))
 
 
+def _plain(df: pd.DataFrame) -> pd.DataFrame:
+    # categorical columns (pred_binary) hold the values seen: compare them as strings
+    cats = [c for c in df.columns if isinstance(df[c].dtype, pd.CategoricalDtype)]
+    return df.astype(dict.fromkeys(cats, "str")) if cats else df
+
+
 def assert_table(release, name: str, rows: list[tuple]) -> None:
-    pd.testing.assert_frame_equal(release.tables[name], expected(name, rows))
+    got = release.tables[name]
+    assert [str(d) for d in got.dtypes] == list(TABLE_SCHEMAS[name].values())
+    pd.testing.assert_frame_equal(_plain(got), _plain(expected(name, rows)))
 
 
 # --- the hand-written fixture, table by table ----------------------------------------------------
@@ -928,9 +936,9 @@ def test_every_problem_reported_at_once(tmp_path):
         load_release(root)
     got = problems_of(info)
     assert len(got) == 5
-    assert [g.split(":")[0] for g in got] == [
-        "conversations/conversation_3.json", "conversations/conversation_1.json",
-        "conversations/conversation_1.json", "conversations/conversation_2.json", "runs/m/r.json",
+    assert [g.split(":")[0] for g in got] == [  # file by file, in conversation id order
+        "conversations/conversation_1.json", "conversations/conversation_1.json",
+        "conversations/conversation_2.json", "conversations/conversation_3.json", "runs/m/r.json",
     ]  # fmt: skip
     assert str(info.value).startswith("5 problems in release:")
 
@@ -964,3 +972,46 @@ def test_input_files_never_modified(tmp_path, release_small_path):
     load_release(copy)
     assert {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()} == before
     assert {p: p.stat().st_mtime_ns for p in before} == mtimes
+
+
+def test_runs_and_conversations_come_in_key_order_whatever_the_file_order(tmp_path):
+    # files are read one at a time in name order ("conversation_10" before "conversation_2",
+    # "a.json" before "c.json"); the tables are in natural id and (predictor, mode, id) order,
+    # each run's rows with its own file's values
+    convs = {f"conversation_{c}.json": conversation(c, turns=[turn(1), turn(2)]) for c in ("2", "10")}
+
+    def one(cid, mode, answer, draft):
+        turns = [run_turn(n, em_binary_om_assessment={"B1": answer, "B2": "no"},
+                          em_drafted_response=f"{draft} {n}",
+                          em_emotion_tags=[{"emotion": "Upset", "intensity": n}])
+                 for n in (2, 1)]  # fmt: skip
+        return run(cid, turns=turns, mode=mode)
+
+    runs = {"m": {"a.json": one("10", "z", "yes", "A"), "b.json": one("2", "z", "no", "B"),
+                  "c.json": one("2", "a", "na", "C")}}  # fmt: skip
+    release = load_release(write_release(tmp_path, convs, runs))
+    assert release.tables["conversations"]["conversation_id"].tolist() == ["2", "10"]
+    assert release.tables["turns"]["conversation_id"].tolist() == ["2", "2", "10", "10"]
+    keys = [("m", "a", "2", "na", "C"), ("m", "z", "2", "no", "B"), ("m", "z", "10", "yes", "A")]
+    assert_table(release, "pred_binary", [
+        (p, m, c, n, "om", q, v if q == "B1" else "no")
+        for p, m, c, v, _ in keys for n in (1, 2) for q in ("B1", "B2")
+    ])  # fmt: skip
+    turns = release.tables["pred_turns"]
+    assert list(zip(turns["mode"], turns["conversation_id"], turns["turn"], turns["drafted_response"])) == [
+        (m, c, n, f"{d} {n}") for _, m, c, _, d in keys for n in (1, 2)
+    ]  # fmt: skip
+    runs_t = release.tables["runs"]
+    assert list(zip(runs_t["mode"], runs_t["conversation_id"], runs_t["file"])) == [
+        ("a", "2", "runs/m/c.json"), ("z", "2", "runs/m/b.json"), ("z", "10", "runs/m/a.json")
+    ]
+    tags = release.tables["pred_emotion_tags"]
+    assert list(zip(tags["mode"], tags["conversation_id"], tags["turn"])) == [
+        (m, c, n) for _, m, c, _, _ in keys for n in (1, 2)
+    ]
+    from_docs = release_from_documents(
+        {f"conversations/{k}": v for k, v in convs.items()},
+        {"m": {f"runs/m/{k}": v for k, v in runs["m"].items()}},
+    )
+    for name in ("pred_binary", "pred_turns", "runs", "conversations", "turns"):
+        pd.testing.assert_frame_equal(from_docs.tables[name], release.tables[name])
