@@ -50,6 +50,7 @@ from typing import Any
 import pandas as pd
 
 from attunestats import _io
+from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike
 from attunestats.artifacts.context import (
     DEFAULT_ROOT_SEED,
@@ -105,15 +106,63 @@ class ArtefactFailed(RuntimeError):
         )
 
 
-@dataclass(frozen=True)
-class BuildResult:
-    """What a build produced: output directory, manifest content, wall time per step."""
+@dataclass(frozen=True, repr=False)
+class BuildResult(ResultMixin):
+    """What a build produced: output directory, manifest content, wall time per step.
+
+    A result (:mod:`attunestats._results`): ``to_frame()`` is one row per output file (its
+    artefact, paper reference, notebook, builder, whether its inputs were simulated, the MCMC
+    fits behind it that failed the diagnostics gate, its SHA-256), ``summary()`` the same as
+    text under the build's mode, seed and release.
+    """
 
     out: Path
     manifest: dict[str, Any]
     timings: dict[str, float]
     built: tuple[str, ...]  # ids of the artefacts built
     used_settings: dict[str, tuple[str, ...]]  # settings each builder read (tests check them)
+    _title = "attunestats reproduce: the paper's tables and figures"
+
+    @property
+    def simulated(self) -> bool:
+        """Whether the release the build read was simulated."""
+        return bool(self.manifest.get("release", {}).get("simulated"))
+
+    @property
+    def method(self) -> str:
+        """The build, in words."""
+        return (f"{self.manifest.get('mode', '?')} build of {len(self.built)} artefact(s) into "
+                f"{self.out}, root seed {self.manifest.get('root_seed')}")  # fmt: skip
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per output file, from the manifest."""
+        rows = [
+            {"file": rel, "artefact": e["artefact"], "paper_ref": e["paper_ref"],
+             "notebook": e["notebook"], "builder": e["builder"], "simulated": e["simulated"],
+             "failed_fits": "; ".join(e.get("failed_fits", [])), "sha256": e["sha256"]}
+            for rel, e in sorted(self.manifest.get("outputs", {}).items())
+        ]  # fmt: skip
+        columns = ["file", "artefact", "paper_ref", "notebook", "builder", "simulated",
+                   "failed_fits", "sha256"]  # fmt: skip
+        return pd.DataFrame(rows, columns=columns)
+
+    def _summary_parts(self) -> tuple[str, dict[str, str], pd.DataFrame, list[str]]:
+        frame = self.to_frame()[["file", "artefact", "paper_ref", "failed_fits"]]
+        meta = {"Build": self.method,
+                "Release": f"{self.manifest.get('release', {}).get('path', '')} "
+                           f"(checksum {str(self.manifest.get('release', {}).get('checksum', ''))[:12]})",
+                "Seconds": f"{sum(self.timings.values()):.1f}"}  # fmt: skip
+        notes = []
+        failed = self.manifest.get("failed_fits", [])
+        if failed:
+            notes.append(f"{len(failed)} MCMC fit(s) failed the diagnostics gate; the outputs "
+                         "built from them say so (failed_fits)")  # fmt: skip
+        skipped = self.manifest.get("skipped", {})
+        if skipped:
+            notes.append(f"{len(skipped)} declared output(s) skipped: see MANIFEST.json 'skipped'")
+        if not self.manifest.get("consistent", True):
+            notes.append("the output mixes builds with different releases, modes or seeds")
+        return self._title, meta, frame, notes
 
 
 def _sha256(path: Path) -> str:

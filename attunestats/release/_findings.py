@@ -1,8 +1,8 @@
 """Putting the findings of a load together (private helper of ``release/load.py``).
 
-:func:`document_findings` validates every parsed document with its schema
-(:func:`~attunestats.release.check.schema_findings`) and adds the checks across fields of one
-file (ids against file names and metadata, turn counts). :func:`merge` joins them with the
+``_gt_checks`` and ``_run_checks`` are the checks across fields of one file (ids against file
+names and metadata, turn counts) that the loader adds to each document's schema findings
+(:func:`~attunestats.release.check.schema_findings`). :func:`merge` joins them with the
 loader's own problems (one message per file and JSON path: the loader's wording wins where both
 name the same field) and turns the loader's report events that are warnings into findings.
 :func:`raise_release_error` raises the :class:`~attunestats.errors.ReleaseError` with the whole
@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 from attunestats.errors import Problem, ReleaseError
 from attunestats.release._loader import _id_from_name, _resolve, _short
 from attunestats.release._tables import _report
-from attunestats.release.check import Finding, schema_findings
+from attunestats.release.check import Finding
 
 _EVENT_WARNINGS = {
     "ground_truth_turn_not_in_run": (
@@ -76,25 +76,6 @@ def _run_checks(name: str, doc: dict[str, Any]) -> list[Finding]:
     if isinstance(cid, str) and cid and from_name is not None and from_name != cid:
         out.append(Finding(name, "$.conversationId", f"conversationId {cid!r} does not match the "
                            f"file name (conversation_{from_name}.json)", _short(cid), "id_mismatch"))  # fmt: skip
-    return out
-
-
-def document_findings(
-    conversations: Mapping[str, Any], runs: Mapping[str, Mapping[str, Any]], info: Any
-) -> list[Finding]:
-    """Schema errors and warnings of every document, and the checks across fields of a file."""
-    out: list[Finding] = []
-    for name, doc in conversations.items():
-        out += schema_findings("ground_truth", name, doc)
-        if isinstance(doc, dict):
-            out += _gt_checks(name, doc)
-    info = info if isinstance(info, Mapping) else {}
-    for predictor, files in runs.items():
-        kind = _run_kind(info, predictor)
-        for name, doc in files.items():
-            out += schema_findings(kind, name, doc)
-            if isinstance(doc, dict):
-                out += _run_checks(name, doc)
     return out
 
 

@@ -607,8 +607,8 @@ def load_release(
         Tidy tables (``release.conversations``, ``release.pred_binary``, ...) with the columns
         of :data:`~attunestats.release.model.TABLE_SCHEMAS`, ``release.report`` (warnings, what
         was read, everything normalised, clamped, derived or dropped), ``release.info``
-        (``release.json``) and ``release.checksum`` (SHA-256 over the sorted relative paths and
-        bytes of every file read).
+        (``release.json``) and ``release.checksum`` (SHA-256 over the sorted relative paths of
+        the files read, each followed by the SHA-256 of its bytes).
 
     Raises
     ------

@@ -5,6 +5,7 @@ The full fast build of every artefact, with the notebooks, is tests/artifacts/te
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -121,6 +122,16 @@ def test_only_builds_the_selection_and_writes_a_manifest_entry_per_output(
     assert len(manifest["versions"]["jupytext"]) > 0
     # no temporary build directories are left behind
     assert [p.name for p in tmp_path.iterdir()] == ["figs"]
+    # the result protocol: one row per output file, each the file on disk with its artefact
+    frame = result.to_frame()
+    assert sorted(frame["file"]) == sorted(declared)
+    for row in frame.itertuples():
+        assert hashlib.sha256((out / row.file).read_bytes()).hexdigest() == row.sha256
+        assert row.paper_ref == get_artefact(row.artefact).paper_ref and row.failed_fits == ""
+    text = str(result.summary())
+    assert "fast build of" in text and all(rel in text for rel in declared)
+    assert ("SIMULATED" in text) is release_small.simulated
+    assert repr(result).startswith(f"<BuildResult: {len(declared)} rows")
 
 
 def test_only_into_an_existing_output_keeps_the_other_files_and_their_entries(
