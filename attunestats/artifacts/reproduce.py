@@ -50,6 +50,7 @@ from typing import Any
 import pandas as pd
 
 from attunestats import _io
+from attunestats._progress import progress_bar, should_show
 from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike
 from attunestats.artifacts.context import (
@@ -243,7 +244,7 @@ def build(
     notebooks: bool = False,
     notebooks_dir: str | os.PathLike[str] | None = None,
     registry: Iterable[Artefact] | None = None,
-    progress: bool = True,
+    progress: bool | None = None,
 ) -> BuildResult:
     """Build the artefacts of the registry into a temporary directory, then replace ``out``.
 
@@ -266,6 +267,10 @@ def build(
         Where the notebooks are (default: ``notebooks/`` of the checkout).
     registry : iterable of Artefact, optional
         Another registry (tests); default :data:`~attunestats.artifacts.registry.REGISTRY`.
+    progress : bool, optional
+        A progress bar over the artefacts and notebooks (tqdm; :mod:`attunestats._progress`):
+        None (default) shows it on a terminal or in a notebook, False never (``--quiet``),
+        True always. A step is an artefact (its MCMC fits included) or a notebook.
 
     Raises :class:`ArtefactFailed` or :class:`NotebookFailed` (previous outputs untouched).
     """
@@ -280,6 +285,8 @@ def build(
     timings: dict[str, float] = {}
     fit_times: dict[str, list[dict[str, Any]]] = {}
     used: dict[str, tuple[str, ...]] = {}
+    bar = progress_bar(len(artefacts) + (len(notebook_paths) if notebooks else 0),
+                       desc="reproduce", unit="step", enabled=should_show(progress))  # fmt: skip
     try:
         ctx = BuildContext(release=release, fast=fast, rng=rng, fit_cache=tmp / ".fit-cache",
                            memo_dir=(tmp / ".memo") if notebooks else None)  # fmt: skip
@@ -291,9 +298,8 @@ def build(
                     (tmp / rel).unlink(missing_ok=True)
         outputs: dict[str, Any] = dict(old["outputs"]) if old else {}
         skipped: dict[str, str] = dict(old.get("skipped", {})) if old else {}
-        for k, artefact in enumerate(artefacts, start=1):
-            if progress:
-                print(f"[{k}/{len(artefacts)}] {artefact.id} ...", file=sys.stderr, flush=True)
+        for artefact in artefacts:
+            bar.set_postfix_str(artefact.id)
             start = time.perf_counter()
             actx = ctx.for_artefact(artefact)
             try:
@@ -318,20 +324,20 @@ def build(
                     "figures", ("png", "pdf"))  # fmt: skip
                 for e in ext:
                     skipped[f"{kind}/{skip.name}.{e}"] = f"{artefact.id}: {skip.reason}"
-            if progress:
-                print(f"      done in {timings[artefact.id]:.1f} s", file=sys.stderr, flush=True)
+            bar.update()
         executed: list[str] = []
         if notebooks:
             params = {"release": str(ctx.release_path), "fast": ctx.fast, "rng": ctx.root_seed,
                       "fit_cache": str(tmp / ".fit-cache"), "memo_dir": str(tmp / ".memo")}  # fmt: skip
             for stem, path in notebook_paths.items():
-                if progress:
-                    print(f"notebook {path.name} ...", file=sys.stderr, flush=True)
+                bar.set_postfix_str(f"notebook {path.name}")
                 start = time.perf_counter()
                 execute_notebook(path, params, save_to=tmp / "notebooks" / f"{stem}.ipynb",
-                                 progress=progress)  # fmt: skip
+                                 progress=False)  # fmt: skip
                 timings[f"notebook {stem}"] = time.perf_counter() - start
                 executed.append(stem)
+                bar.update()
+        bar.close()
         for name in _SCRATCH:
             shutil.rmtree(tmp / name, ignore_errors=True)
         (tmp / "README.md").write_text(OUTPUT_README, encoding="utf-8")
@@ -343,6 +349,7 @@ def build(
         _io.fix_modes(tmp)  # copies of an older output keep no 0600/0700 modes
         _io.replace_dir(tmp, out_path, what="--out")
     except BaseException:
+        bar.close()
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return BuildResult(out=out_path, manifest=manifest, timings=timings,
@@ -427,6 +434,7 @@ def reproduce(
     notebooks: bool = False,
     notebooks_dir: str | None = None,
     allow_failed_fits: bool = False,
+    quiet: bool = False,
 ) -> int:
     """CLI wrapper of :func:`build`: prints a summary, returns an exit status.
 
@@ -437,7 +445,8 @@ def reproduce(
     """
     try:
         result = build(release=release, out=out, fast=fast, rng=rng, only=only,
-                       notebooks=notebooks, notebooks_dir=notebooks_dir)  # fmt: skip
+                       notebooks=notebooks, notebooks_dir=notebooks_dir,
+                       progress=False if quiet else None)  # fmt: skip
     except (ArtefactFailed, NotebookFailed) as exc:
         print(f"reproduce FAILED: {exc}", file=sys.stderr)
         print(f"previous outputs in {out} were left untouched", file=sys.stderr)

@@ -29,6 +29,7 @@ def reproduce_command(args: argparse.Namespace) -> int:
         notebooks=args.notebooks,
         notebooks_dir=args.notebooks_dir,
         allow_failed_fits=args.allow_failed_fits,
+        quiet=args.quiet,
     )
 
 
@@ -58,5 +59,10 @@ def register(sub: Any) -> None:
         action="store_true",
         help="exit 0 even when MCMC fits fail the diagnostics gate (their outputs are stamped "
         "'diagnostics failed' and listed in MANIFEST.json either way)",
+    )
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar (shown by default on a terminal only)",
     )
     p.set_defaults(func=reproduce_command)

@@ -17,7 +17,7 @@ from attunestats._rng import child_seed
 from attunestats.artifacts.context import FAST, FULL, BuildContext
 from attunestats.artifacts.notebooks import NotebookFailed, default_notebooks_dir
 from attunestats.artifacts.registry import REGISTRY, Artefact, get_artefact, paper_map, select
-from attunestats.artifacts.reproduce import OUTPUT_README, ArtefactFailed, build
+from attunestats.artifacts.reproduce import OUTPUT_README, ArtefactFailed, build, reproduce
 
 OVERVIEW = [a for a in REGISTRY if a.notebook == "01_release_overview"]
 # the old notebooks, whose names are the seeds of their artefacts (numbers must not change)
@@ -328,3 +328,17 @@ def test_cli_reproduce_only_and_exit_statuses(tmp_path, capsys, release_small_pa
     err = capsys.readouterr().err
     assert "01_release_overview.py, cell 1" in err and "ZeroDivisionError" in err
     assert "left untouched" in err and _files(out) == before
+
+
+def test_progress_bar_only_where_someone_watches(tmp_path, capsys, release_small_path):
+    # a tqdm bar over the steps when asked (a terminal or a notebook by default); nothing on a
+    # pipe or a log (progress=None here: pytest's captured stderr is not a terminal), or quiet
+    build(release=release_small_path, out=tmp_path / "a", fast=True, rng=7, only=["topics"])
+    assert capsys.readouterr().err == ""
+    build(release=release_small_path, out=tmp_path / "b", fast=True, rng=7, only=["topics"],
+          progress=True)  # fmt: skip
+    err = capsys.readouterr().err
+    assert "reproduce" in err and "1/1" in err and "topics" in err
+    assert reproduce(release=release_small_path, out=str(tmp_path / "c"), fast=True, rng=7,
+                     only=["topics"], quiet=True) == 0  # fmt: skip
+    assert capsys.readouterr().err == ""
