@@ -23,7 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
 import pandas as pd
+from scipy import stats
 
 from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike
@@ -59,7 +61,9 @@ CLAIM_F_RULE = (
     "least M/2 models significantly better than the mean of humans on the preference metric, or "
     "the mean of humans significantly above the mean of the models on the goal metric (a union "
     "of two level-alpha tests, so a true claim is called contradicted with probability at most "
-    "2 alpha). Otherwise INCONCLUSIVE. A secondary preference metric, when asked for, is reported "
+    "2 alpha). Otherwise NOT DECIDABLE AT THIS SAMPLE SIZE when the power to support a true claim "
+    "at this number of participants is below 80% (the effects taken at their estimated sizes; "
+    "participants_needed says how many would give 80%), else INCONCLUSIVE. A secondary preference metric, when asked for, is reported "
     "in rows that do not enter the verdict (enters_verdict False)."
 )
 VERDICTS = ("supported", "contradicted", "inconclusive")
@@ -81,7 +85,11 @@ class ClaimFResult(ResultMixin):
 
     Attributes
     ----------
-    verdict : {"supported", "contradicted", "inconclusive"}
+    verdict : {"supported", "contradicted", "not decidable at this sample size", "inconclusive"}
+    power, participants_needed : float
+        Rough planning numbers (NaN unless the units are participants): the probability of
+        supporting the claim at this number of participants if its effects were their estimated
+        sizes, and the number of participants that would give 80% (:func:`claim_f_power`).
     statement, rule : str
         The claim and the decision rule (:data:`CLAIM_F_RULE`).
     preference_supported, preference_contradicted, goal_supported, goal_contradicted : bool
@@ -136,6 +144,8 @@ class ClaimFResult(ResultMixin):
     method: str
     simulated: bool
     agreement: pd.DataFrame | None = field(repr=False, default=None)
+    power: float = float("nan")
+    participants_needed: float = float("nan")
 
     def to_frame(self) -> pd.DataFrame:
         """The evidence table (one row per tested quantity) with the verdict in every row."""
@@ -187,6 +197,8 @@ class ClaimFResult(ResultMixin):
             "confidence_level": self.confidence_level,
             "n_humans": self.n_humans,
             "n_models": self.n_models,
+            "power": self.power,
+            "participants_needed": self.participants_needed,
             "simulated": self.simulated,
         }
 
@@ -319,10 +331,13 @@ def claim_f(
     goal = evidence.loc[evidence["role"] == "goal"].iloc[0]
     goal_supported = bool(goal["shown"])
     goal_contradicted = bool(goal["opposite_shown"])
+    power, needed = claim_f_power(evidence, alpha=1.0 - level, n_models=n_models)
     if preference_contradicted or goal_contradicted:
         verdict = "contradicted"
     elif preference_supported and goal_supported:
         verdict = "supported"
+    elif np.isfinite(power) and power < 0.8:
+        verdict = "not decidable at this sample size"
     else:
         verdict = "inconclusive"
     agreement = None
@@ -356,4 +371,61 @@ def claim_f(
         method=res.method,
         simulated=res.simulated,
         agreement=agreement,
+        power=power,
+        participants_needed=needed,
     )
+
+
+def claim_f_power(evidence: pd.DataFrame, *, alpha: float, n_models: int) -> tuple[float, float]:
+    """Power to support claim (f) at this size, and participants for 80% (planning numbers).
+
+    Each evidence row that enters the verdict is taken at its estimated size (``|difference|``
+    on the claimed side) with its standard error scaled as ``1 / sqrt(P)`` for ``P``
+    participants and ``P - 1`` degrees of freedom; a row is shown with the power of its
+    two-sided level-``alpha`` t test (uncorrected: a rough, optimistic planning number). The
+    preference part needs more than ``n_models / 2`` of its rows shown (the number shown is
+    Poisson-binomial, rows taken as independent), the goal part its one row; the power is the
+    product. NaN when the units are not participants (then the sample size is not a number of
+    participants).
+
+    Examples
+    --------
+    >>> ev = pd.DataFrame({"role": ["preference"] * 3 + ["goal"], "enters_verdict": True,
+    ...                    "difference": [0.1, 0.1, 0.1, -0.1], "standard_error": 0.02,
+    ...                    "unit": "participants", "n_units": 11})
+    >>> power, needed = claim_f_power(ev, alpha=0.05, n_models=3)
+    >>> round(power, 2), needed
+    (0.99, 11.0)
+    """
+    rows = evidence.loc[evidence["enters_verdict"].astype(bool)]
+    units = rows["unit"].astype(str).unique() if "unit" in rows else []
+    if len(rows) == 0 or list(units) != ["participants"]:
+        return float("nan"), float("nan")
+    n_units = float(rows["n_units"].iloc[0])
+    pref = rows.loc[rows["role"] == "preference"]
+    goal = rows.loc[rows["role"] == "goal"]
+    need_shown = n_models // 2 + 1
+
+    def shown(part: pd.DataFrame, n: float) -> np.ndarray:
+        se = part["standard_error"].to_numpy(float) * np.sqrt(n_units / n)
+        df = max(n - 1.0, 1.0)
+        q = stats.t.ppf(1 - alpha / 2, df)
+        return stats.t.sf(q - np.abs(part["difference"].to_numpy(float)) / se, df)
+
+    def power_at(n: float) -> float:
+        dist = np.array([1.0])  # Poisson-binomial distribution of the preference rows shown
+        for p in shown(pref, n):
+            dist = np.append(dist * (1 - p), 0.0) + np.append(0.0, dist * p)
+        p_pref = float(dist[need_shown:].sum())
+        p_goal = float(np.prod(shown(goal, n))) if len(goal) else 1.0
+        return p_pref * p_goal
+
+    now = power_at(n_units)
+    if not np.isfinite(now):
+        return float("nan"), float("nan")
+    needed = float("nan")
+    for n in range(max(int(n_units), 3), 20_001):
+        if power_at(float(n)) >= 0.8:
+            needed = float(n)
+            break
+    return now, needed

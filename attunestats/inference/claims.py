@@ -681,4 +681,6 @@ def claim_f(
         method=getattr(res, "method", "paired humans vs models comparison"),
         estimand=getattr(res, "estimand", ""), confidence_level=confidence_level,
         simulated=bool(res.simulated), parts=parts, seed=seed_record(rng), details=ev,
+        power=float(getattr(res, "power", np.nan)),
+        participants_needed=float(getattr(res, "participants_needed", np.nan)),
     )  # fmt: skip

@@ -495,6 +495,10 @@ def test_claim_f_rows_are_coherent(paper):
         pref = ev[ev["role"] == "preference"]
         assert res.n_models_beaten == int(pref["shown"].sum())
         assert res.n_models_better == int(pref["opposite_shown"].sum())
+        # neither side shown: "not decidable" exactly when the planning power is below 0.8
+        assert 0.0 <= res.power <= 1.0 and res.to_dict()["power"] == res.power
+        if res.verdict not in ("supported", "contradicted"):
+            assert (res.verdict == "not decidable at this sample size") == (res.power < 0.8)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -628,3 +632,38 @@ def test_bad_input_is_rejected(paper):
                             models=["sim-human-1"])  # fmt: skip
     with pytest.raises(ValueError, match="higher is better"):
         bl.claim_f(scores, release, goal_metric="panas_mae")
+
+
+# --- claim (f): power and "not decidable" ---------------------------------------------------------
+
+
+def _evidence(pref_diffs, goal_diff, se, n_units=11, unit="participants"):
+    rows = [{"role": "preference", "difference": d} for d in pref_diffs]
+    rows.append({"role": "goal", "difference": goal_diff})
+    ev = pd.DataFrame(rows)
+    ev["enters_verdict"], ev["standard_error"] = True, se
+    ev["unit"], ev["n_units"] = unit, n_units
+    return ev
+
+
+def test_claim_f_power_is_the_binomial_closed_form_when_the_models_are_alike():
+    from scipy import stats
+
+    from attunestats.baseline.claim import claim_f_power
+
+    # five models equally far from the humans: the number of preference rows shown is
+    # binomial(5, p), and "more than half" means at least 3; the goal row multiplies
+    alpha, se, d, g = 0.05, 0.03, 0.05, -0.04
+    power, needed = claim_f_power(_evidence([d] * 5, g, se), alpha=alpha, n_models=5)
+    q = stats.t.ppf(1 - alpha / 2, 10)
+    p, p_goal = stats.t.sf(q - d / se, 10), stats.t.sf(q - abs(g) / se, 10)
+    assert power == pytest.approx(stats.binom.sf(2, 5, p) * p_goal, rel=1e-12)
+    # participants needed: the first P whose power (SE scaled by sqrt(11 / P), df P - 1) is 0.8
+    def at(n):
+        s, qn = se * np.sqrt(11 / n), stats.t.ppf(1 - alpha / 2, n - 1)
+        return stats.binom.sf(2, 5, stats.t.sf(qn - d / s, n - 1)) * stats.t.sf(qn - abs(g) / s, n - 1)
+
+    assert power < 0.8 and at(needed) >= 0.8 > at(needed - 1)
+    # not a number of participants: no planning numbers
+    assert np.isnan(claim_f_power(_evidence([d] * 5, g, se, unit="conversations"), alpha=alpha,
+                                  n_models=5)[0])  # fmt: skip
