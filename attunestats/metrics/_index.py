@@ -24,7 +24,7 @@ def codes(values: pd.Series, categories: pd.Index) -> np.ndarray:
     """
     codes, uniques = pd.factorize(values)
     mapping = categories.get_indexer(np.asarray(uniques, dtype=object))
-    return np.append(mapping, -1).astype(np.int64)[codes]
+    return np.append(mapping, -1).astype(np.int64).take(codes)
 
 
 def _shown(df: pd.DataFrame, mask: np.ndarray, cols: list[str], n: int = 5) -> str:
@@ -82,38 +82,53 @@ class ScoringIndex:
     def conv_codes(self, df: pd.DataFrame) -> np.ndarray:
         return codes(df["conversation_id"], self.conv_ids)
 
+    # The helpers below run over the answer tables (a million rows for one 10,000-turn
+    # conversation): keys are built in place and temporaries freed as soon as they are used, so
+    # that no more than a few row-length arrays are alive at once.
     def gt_turn_codes(self, df: pd.DataFrame) -> np.ndarray:
         """g of each row (conversation_id, turn); -1 if not a ground-truth turn."""
-        c = self.conv_codes(df)
+        key = self.conv_codes(df)
         t, ok = self._turn_offset(df["turn"])
-        key = c * self.turn_span + t
-        return _lookup(self.gt_key, key, (c >= 0) & ok)
+        ok &= key >= 0
+        key *= self.turn_span
+        key += t
+        del t
+        return _lookup(self.gt_key, key, ok)
 
     def run_codes(self, df: pd.DataFrame) -> np.ndarray:
         """r of each row (predictor, mode, conversation_id); -1 if not a run."""
-        p = codes(df["predictor"], self.predictors)
-        m = codes(df["mode"], self.modes)
-        c = self.conv_codes(df)
-        ok = (p >= 0) & (m >= 0) & (c >= 0)
-        key = (p * len(self.modes) + m) * len(self.conv_ids) + c
+        key = codes(df["predictor"], self.predictors)
+        ok = key >= 0
+        for col, index in (("mode", self.modes), ("conversation_id", self.conv_ids)):
+            part = codes(df[col], index)
+            ok &= part >= 0
+            key *= len(index)
+            key += part
+            del part
         return _lookup(self.run_key, key, ok)
 
     def turn_codes(self, df: pd.DataFrame) -> np.ndarray:
         """k of each row (predictor, mode, conversation_id, turn); -1 if not a scored turn."""
-        r = self.run_codes(df)
+        key = self.run_codes(df)
         t, ok = self._turn_offset(df["turn"])
-        key = r * self.turn_span + t
-        return _lookup(self.k_key, key, (r >= 0) & ok)
+        ok &= key >= 0
+        key *= self.turn_span
+        key += t
+        del t
+        return _lookup(self.k_key, key, ok)
 
 
 def _lookup(sorted_keys: np.ndarray, keys: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    """Position of each key in ``sorted_keys`` (-1 where absent or not ``ok``)."""
+    """Position of each key in ``sorted_keys`` (-1 where absent or not ``ok``); overwrites
+    ``keys`` and ``ok``."""
     if len(sorted_keys) == 0:
         return np.full(len(keys), -1, dtype=np.int64)
     pos = np.searchsorted(sorted_keys, keys)
-    pos = np.minimum(pos, len(sorted_keys) - 1)
-    found = ok & (sorted_keys[pos] == keys)
-    return np.where(found, pos, -1).astype(np.int64)
+    np.minimum(pos, len(sorted_keys) - 1, out=pos)
+    ok &= sorted_keys[pos] == keys
+    del keys
+    pos[~ok] = -1
+    return pos.astype(np.int64, copy=False)
 
 
 def build_index(release: object, options: ScoringOptions) -> ScoringIndex:

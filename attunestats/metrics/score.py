@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
+from attunestats._arrow import release_free_memory, str_dictionary, take_str
 from attunestats._io import write_files
 from attunestats.constants import SIMULATED_LABEL
 from attunestats.metrics._index import ScoringIndex, build_index
@@ -158,9 +158,8 @@ def _str_take(column: pd.Series, rows: np.ndarray) -> Any:
 
 
 def _codes_to_str(uniques: np.ndarray, codes: np.ndarray) -> Any:
-    dictionary = pa.array(list(uniques) + [None], type=pa.large_string())
-    taken = dictionary.take(pa.array(np.where(codes < 0, len(uniques), codes)))
-    return pd.array(taken, dtype="str")
+    dictionary = str_dictionary([*uniques, None])
+    return take_str(dictionary, np.where(codes < 0, len(uniques), codes))
 
 
 def _long(keys: pd.DataFrame, metrics: list[str], values: dict, emitted: dict) -> pd.DataFrame:
@@ -365,6 +364,7 @@ def score(release: Any, *, options: ScoringOptions | None = None) -> Scores:
 
     turn_names = [s.name for s in iter_specs("turn") if s.name in turn_values]
     conv_names = [s.name for s in iter_specs("conversation") if s.name in conv_values]
+    release_free_memory()  # what the kernels freed, before the long tables are built
     turn_df = _long(turn_keys, turn_names, turn_values, tr.emitted)
     conv_df = _long(run_keys, conv_names, conv_values, conv_emitted)
 

@@ -308,11 +308,20 @@ def binary_metrics(ix: ScoringIndex, res: TurnResults) -> None:
     questions = pd.Index(pd.unique(bj["question_id"].astype(object).to_numpy()), dtype=object)
     nq = max(len(questions), 1)
     q = questions.get_indexer(bj["question_id"].astype(object).to_numpy())
-    observed = bj["observed"].astype(object)
+    # answers as codes (0 "yes", 1 "no", -1 anything else), int8: the answer tables have a row
+    # per judgement (a million for one 10,000-turn conversation)
+    values = pd.Index(["yes", "no"], dtype=object)
+
+    def coded(col: str) -> np.ndarray:
+        return codes(bj[col], values).astype(np.int8)
+
+    observed = coded("observed")
+    observed_missing = bj["observed"].isna().to_numpy()
     gt_values = {
-        "om": observed.where(observed.notna(), bj["llm_value"].astype(object)).to_numpy(),
-        "human": bj["preferred"].astype(object).where(bj["preferred"].notna(), observed).to_numpy(),
+        "om": np.where(observed_missing, coded("llm_value"), observed),
+        "human": np.where(bj["preferred"].isna().to_numpy(), observed, coded("preferred")),
     }
+    del observed, observed_missing
     gt_values["om_hp"] = gt_values["om"]
     gt_values["human_hp"] = gt_values["human"]
 
@@ -322,14 +331,19 @@ def binary_metrics(ix: ScoringIndex, res: TurnResults) -> None:
     cell = kk * nq + q[row]
 
     pb = t["pred_binary"]
-    pk = ix.turn_codes(pb)
-    pq = codes(pb["question_id"], questions)
-    ok = (pk >= 0) & (pq >= 0)
+    pcell = ix.turn_codes(pb)
+    ok = pcell >= 0
     tasks = pd.Index([*BINARY_TASKS, "draft"], dtype=object)
-    ptask = codes(pb["task"], tasks)
-    values = pd.Index(["yes", "no"], dtype=object)
-    pval = codes(pb["value"], values)
-    pcell = pk * nq + pq
+    ptask = codes(pb["task"], tasks).astype(np.int8)
+    draft_rows = ok & (ptask == tasks.get_loc("draft"))
+    has_draft_answers = np.bincount(pcell[draft_rows], minlength=n_turns) > 0
+    del draft_rows
+    pq = codes(pb["question_id"], questions)
+    ok &= pq >= 0
+    pcell *= nq  # pk * nq + pq, in place
+    pcell += pq
+    del pq
+    pval = codes(pb["value"], values).astype(np.int8)
     size = n_turns * nq
 
     def answers(task: str, value: str) -> np.ndarray:
@@ -342,7 +356,7 @@ def binary_metrics(ix: ScoringIndex, res: TurnResults) -> None:
 
     for task in BINARY_TASKS:
         gv = gt_values[task][row]
-        yes, no = gv == "yes", gv == "no"
+        yes, no = gv == 0, gv == 1
         pred_yes = answers(task, "yes")  # missing, "na" or unrecognised predictions count as "no"
         c = np.stack(
             [
@@ -367,10 +381,8 @@ def binary_metrics(ix: ScoringIndex, res: TurnResults) -> None:
         ] = np.where(n_judg == 0, empty_value, acc)
 
     # draft binary alignment: the judge's yes/no about the draft vs the HP's preference
-    draft_rows = (pk >= 0) & (ptask == tasks.get_loc("draft"))
-    has_draft_answers = np.bincount(pk[draft_rows], minlength=n_turns) > 0
     gv = gt_values["human"][row]
-    yes, no = gv == "yes", gv == "no"
+    yes, no = gv == 0, gv == 1
     correct = (yes & answers("draft", "yes")) | (no & answers("draft", "no"))
     n_den = np.bincount(kk, weights=yes | no, minlength=n_turns)
     n_ok = np.bincount(kk, weights=correct, minlength=n_turns)

@@ -8,32 +8,34 @@ columns (predictor, mode, conversation_id) from the run index. :func:`_report` b
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
+from attunestats._arrow import release_free_memory, str_array, str_dictionary, take_str
 from attunestats.release._loader import _TASK_NAMES, _Loader, _natural, _resolve, _short
 from attunestats.release.model import TABLE_SCHEMAS, LoadReport, coerce_table
 
 
-def _str_array(values: Sequence[Any]) -> pd.api.extensions.ExtensionArray:
-    return pd.array(pa.array(values, type=pa.large_string()), dtype="str")
+#: Columns of at least this many rows are followed by :func:`release_free_memory`.
+_BIG = 100_000
 
 
-def _frame(name: str, cols: Mapping[str, Any]) -> pd.DataFrame:
+def _frame(name: str, cols: dict[str, Any]) -> pd.DataFrame:
+    """The typed table ``name`` from ``cols``, which it consumes: each column is removed from
+    ``cols`` as soon as it is converted, so that the loader's Python lists are freed one by one
+    while the table is built (the memory peak of a large release is here)."""
     schema = TABLE_SCHEMAS[name]
     data = {}
     for col, dtype in schema.items():
-        values = cols[col]
+        values = cols.pop(col)
         if dtype == "str":
             data[col] = (
                 values
                 if isinstance(values, pd.api.extensions.ExtensionArray)
-                else _str_array(values)
+                else str_array(values)
             )
         elif dtype == "int64":
             data[col] = np.asarray(values, dtype=np.int64)
@@ -41,27 +43,39 @@ def _frame(name: str, cols: Mapping[str, Any]) -> pd.DataFrame:
             data[col] = np.asarray(values, dtype=np.float64)
         else:
             data[col] = np.asarray(values, dtype=dtype)
+        big = len(data[col]) >= _BIG
+        del values
+        if big:  # the list just converted may sit in the C heap, which keeps it unless trimmed
+            release_free_memory()
     return coerce_table(name, pd.DataFrame(data, copy=False), copy=False)
 
 
-def _take(dictionary: pa.Array, indices: np.ndarray) -> pd.api.extensions.ExtensionArray:
-    return pd.array(pc.take(dictionary, pa.array(indices)), dtype="str")
-
-
 def _keyed(
-    ld: _Loader, name: str, run_idx: Sequence[int] | np.ndarray, cols: Mapping[str, Any]
+    ld: _Loader, name: str, run_idx: Sequence[int] | np.ndarray, cols: dict[str, Any]
 ) -> pd.DataFrame:
-    idx = np.asarray(run_idx, dtype=np.int64)
+    """A prediction table: ``cols`` (consumed, see :func:`_frame`) plus the key columns of each
+    row's run (``run_idx``)."""
+    idx = np.asarray(run_idx, dtype=np.int32 if len(ld.run_keys) < 2**31 else np.int64)
     keys = list(zip(*ld.run_keys)) if ld.run_keys else [(), (), ()]
-    full = dict(cols)
     for col, values in zip(("predictor", "mode", "conversation_id"), keys):
-        full[col] = _take(pa.array(list(values), type=pa.large_string()), idx)
-    return _frame(name, full)
+        cols[col] = take_str(str_dictionary(values), idx)
+    del idx
+    return _frame(name, cols)
+
+
+def _pop(ld: _Loader, *names: str) -> list[Any]:
+    """The loader's columns ``names``, handed over: the loader no longer holds them."""
+    out = [getattr(ld, n) for n in names]
+    for n in names:
+        setattr(ld, n, [])
+    return out
 
 
 def _tables(
     ld: _Loader, predictor_rows: list[tuple[str, str, str, int]]
 ) -> dict[str, pd.DataFrame]:
+    """Every table of the release, built from the loader's columns, which it consumes (the loader
+    keeps its events and counts; its columns are empty afterwards)."""
     t: dict[str, pd.DataFrame] = {}
     parts = sorted(ld.participants.values(), key=lambda r: _natural(r[0]))
     t["participants"] = _frame(
@@ -82,26 +96,34 @@ def _tables(
         ),
     )
     t["runs"] = _keyed(ld, "runs", np.arange(len(ld.run_keys)), ld.runs.cols)
+    pp_run, pp_item, pp_value = _pop(ld, "pp_run", "pp_item", "pp_value")
     t["pred_panas_items"] = _keyed(
-        ld, "pred_panas_items", ld.pp_run, {"item": ld.pp_item, "value": ld.pp_value}
+        ld, "pred_panas_items", pp_run, {"item": pp_item, "value": pp_value}
     )
-    t["pred_survey_choices"] = _keyed(ld, "pred_survey_choices", ld.ps_run, ld.ps.cols)
-    t["pred_turns"] = _keyed(ld, "pred_turns", ld.pt_run, ld.pt.cols)
-    t["pred_emotion_tags"] = _keyed(ld, "pred_emotion_tags", ld.pe_run, ld.pe.cols)
-    counts = np.asarray(ld.pb_block_n, dtype=np.int64)
-    tasks = pa.array(_TASK_NAMES, type=pa.large_string())
-    t["pred_binary"] = _keyed(
-        ld,
-        "pred_binary",
-        np.repeat(np.asarray(ld.pb_block_run, dtype=np.int64), counts),
-        {
-            "turn": np.repeat(np.asarray(ld.pb_block_turn, dtype=np.int64), counts),
-            "task": _take(tasks, np.repeat(np.asarray(ld.pb_block_task, dtype=np.int64), counts)),
-            "question_id": ld.pb_qid,
-            "value": ld.pb_value,
-        },
+    del pp_run, pp_item, pp_value
+    t["pred_survey_choices"] = _keyed(ld, "pred_survey_choices", *_pop(ld, "ps_run"), ld.ps.cols)
+    t["pred_turns"] = _keyed(ld, "pred_turns", *_pop(ld, "pt_run"), ld.pt.cols)
+    t["pred_emotion_tags"] = _keyed(ld, "pred_emotion_tags", *_pop(ld, "pe_run"), ld.pe.cols)
+    # pred_binary: one row per answer (the largest table by far); int32 row indices
+    run, turn, task, n = (
+        np.asarray(v, dtype=np.int32 if name != "pb_block_turn" else np.int64)
+        for name, v in zip(
+            ("pb_block_run", "pb_block_turn", "pb_block_task", "pb_block_n"),
+            _pop(ld, "pb_block_run", "pb_block_turn", "pb_block_task", "pb_block_n"),
+        )
     )
-    t["pred_pairwise"] = _keyed(ld, "pred_pairwise", ld.pw_run, ld.pw.cols)
+    qid, value = _pop(ld, "pb_qid", "pb_value")
+    tasks = str_dictionary(_TASK_NAMES)
+    cols = {
+        "turn": np.repeat(turn, n),
+        "task": take_str(tasks, np.repeat(task, n)),
+        "question_id": qid,
+        "value": value,
+    }
+    del qid, value, turn, task
+    t["pred_binary"] = _keyed(ld, "pred_binary", np.repeat(run, n), cols)
+    del cols, run, n
+    t["pred_pairwise"] = _keyed(ld, "pred_pairwise", *_pop(ld, "pw_run"), ld.pw.cols)
     return t  # fmt: skip
 
 

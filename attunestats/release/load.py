@@ -88,6 +88,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from attunestats._arrow import release_free_memory
 from attunestats.constants import SUBSETS
 from attunestats.errors import Problem, ReleaseError
 from attunestats.release._diagnosis import DIAGNOSIS_KEYWORDS, DIAGNOSIS_WORDS, diagnosis_group
@@ -407,6 +408,7 @@ def _build(
         ld.run(len(ld.run_keys) - 1, name, doc, cid)
         n_loaded[predictor] += 1
     doc = None
+    release_free_memory()
     ld.sort_runs()
     predictor_rows = []
     for predictor in sorted(n_loaded):
