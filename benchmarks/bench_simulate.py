@@ -32,13 +32,17 @@ def main() -> None:
         for predictor, files in docs.runs.items():
             (raw / "runs" / predictor).mkdir(parents=True, exist_ok=True)
             for name, doc in files.items():
-                (raw / "runs" / predictor / name).write_text(json.dumps(doc, indent=2, ensure_ascii=False))
+                (raw / "runs" / predictor / name).write_text(
+                    json.dumps(doc, indent=2, ensure_ascii=False)
+                )
         baseline = time.perf_counter() - start
     n_files = len(docs.conversations) + sum(len(f) for f in docs.runs.values())
     print(f"files: {n_files}")
     print(f"simulate (in memory): {simulate:6.2f} s")
     print(f"write (atomic, checked): {write:6.2f} s")
-    print(f"baseline json.dump of the same documents: {baseline:6.2f} s   (write / baseline = {write / baseline:.2f}x)")
+    print(
+        f"baseline json.dump of the same documents: {baseline:6.2f} s   (write / baseline = {write / baseline:.2f}x)"
+    )
 
 
 if __name__ == "__main__":

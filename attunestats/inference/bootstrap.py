@@ -108,8 +108,7 @@ class ResamplingPlan:
         if self.unit == "participant":
             within = f" within strata of {self.strata!r}" if self.strata else ""
             return (
-                f"participants drawn with replacement{within}, each with all of their "
-                "conversations"
+                f"participants drawn with replacement{within}, each with all of their conversations"
             )
         if self.strata:
             return f"conversations drawn with replacement within strata of {self.strata!r}"

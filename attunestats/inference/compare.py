@@ -160,7 +160,9 @@ class ComparisonResult(ResultMixin):
         known = set(rows["predictor_a"]) | set(rows["predictor_b"])
         for name in (a, b):
             if name not in known:
-                raise KeyError(f"predictor {name!r} is not in this comparison; have {sorted(known)}")
+                raise KeyError(
+                    f"predictor {name!r} is not in this comparison; have {sorted(known)}"
+                )
         if metric is not None and metric not in set(rows["metric"]):
             raise KeyError(f"metric {metric!r} is not in this comparison")
         sel = rows[(rows["predictor_a"] == a) & (rows["predictor_b"] == b)]

@@ -308,7 +308,9 @@ def working_df(counts: np.ndarray, icc: np.ndarray, *, kind: str) -> np.ndarray:
     return (t1a + rho * t1b) ** 2 / (t2aa + 2.0 * rho * t2ab + rho**2 * t2bb)
 
 
-def _df(design: ParticipantDesign, influence: np.ndarray, df: np.ndarray, method: str) -> np.ndarray:
+def _df(
+    design: ParticipantDesign, influence: np.ndarray, df: np.ndarray, method: str
+) -> np.ndarray:
     """Degrees of freedom: working-model Satterthwaite (unstratified) or strata Satterthwaite."""
     if design.strata is not None:
         return df
@@ -331,8 +333,12 @@ def influence_values(statistic: SumStatistic, *, step: float = 1e-6) -> np.ndarr
 
 
 def t_summary(
-    estimate: np.ndarray, variance: np.ndarray, df: np.ndarray, confidence_level: float,
-    *, null: float | np.ndarray = 0.0,
+    estimate: np.ndarray,
+    variance: np.ndarray,
+    df: np.ndarray,
+    confidence_level: float,
+    *,
+    null: float | np.ndarray = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(se, ci_low, ci_high, pvalue)`` of t intervals and two-sided t tests of ``null``."""  # fmt: skip
     se = np.sqrt(np.asarray(variance, dtype=float))

@@ -18,7 +18,6 @@ from attunestats._arrow import release_free_memory, str_array, str_dictionary, t
 from attunestats.release._loader import _TASK_NAMES, _Loader, _natural, _resolve, _short
 from attunestats.release.model import TABLE_SCHEMAS, LoadReport, coerce_table
 
-
 #: Columns of at least this many rows are followed by :func:`release_free_memory`.
 _BIG = 100_000
 

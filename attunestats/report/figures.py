@@ -211,7 +211,13 @@ def distributions(
     data = [frame.loc[frame[by] == k, value].dropna().to_numpy() for k in order]
     with style():
         fig, ax = plt.subplots(figsize=(width, max(1.6, 0.22 * len(order) + 0.8)))
-        ax.boxplot(data, orientation="horizontal", widths=0.6, showfliers=False, medianprops={"color": "C1"})
+        ax.boxplot(
+            data,
+            orientation="horizontal",
+            widths=0.6,
+            showfliers=False,
+            medianprops={"color": "C1"},
+        )
         ax.plot([d.mean() if d.size else np.nan for d in data], np.arange(1, len(order) + 1), "D",
                 color="C0", markersize=2.5, label="mean")  # fmt: skip
         ax.set_yticks(np.arange(1, len(order) + 1), [str(k) for k in order])

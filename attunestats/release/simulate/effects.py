@@ -357,8 +357,10 @@ def redraw_participants(
     weights = effects.participant_weights
     participants = effects.participants
     if n_participants is not None and n_participants != cfg.n_participants:
-        if isinstance(n_participants, bool) or not isinstance(n_participants, int) or (
-            n_participants < 1
+        if (
+            isinstance(n_participants, bool)
+            or not isinstance(n_participants, int)
+            or (n_participants < 1)
         ):
             raise ValueError(f"n_participants must be a positive integer; got {n_participants!r}")
         share = cfg.n_outlier_participants / cfg.n_participants  # outliers keep their share
