@@ -34,6 +34,8 @@ Unconstrained coordinates (PyMC's value variables, in this order; absent blocks 
 18  item (I - 1)                        zero-sum free coordinates, non-centred or centred
 19  cutpoints (2)                       ordered transform ``(k1, log(k2 - k1))``
 20  log precision
+21  ``log overdispersion``              HalfNormal, log transform (binomial family with the
+                                        ``overdispersion`` term: beta-binomial cells)
 ==  ==================================  =========================================================
 
 The zero-sum free coordinates are PyMC's (``ZeroSumTransform``): an isometry from ``n - 1``
@@ -42,8 +44,11 @@ Normal(0, sigma) on them.
 
 Likelihoods per observed cell ``i`` with ``eta_i = A[k_i, m_i] + beta[m_i] x_i + tau[task_i] +
 q[item_i]`` (``A`` the predictor x conversation grid of the terms that do not vary within a
-conversation): binomial ``s eta - n softplus(eta)`` (the binomial coefficient is a constant), or
-ordered beta (:mod:`.model`).
+conversation): binomial ``s eta - n softplus(eta)`` (the binomial coefficient is a constant),
+beta-binomial with mean ``mu = logistic(eta)`` and precision ``phi = 1 / overdispersion^2``
+(``sum_{j<s} log(a + j) + sum_{j<n-s} log(b + j) - sum_{j<n} log(phi + j)`` with ``a = mu phi``,
+``b = phi - a``: the ratio of gamma functions written as the finite product it is for integer
+counts), or ordered beta (:mod:`.model`).
 """
 
 from __future__ import annotations
@@ -67,16 +72,16 @@ except ImportError:  # pragma: no cover - without numba the kernel runs as plain
 # block ids (positions in ``offsets``)
 S_P, S_C, S_T, S_G, S_PT, S_PP, S_PC, S_I = range(8)
 B_PART, B_TOPIC, B_CONV, B_THETA, B_GAMMA, B_PTOPIC, B_PPART, B_PCONV = range(8, 16)
-B_BETA, B_TASK, B_ITEM, B_CUT, B_PREC = range(16, 21)
-N_BLOCKS = 21
+B_BETA, B_TASK, B_ITEM, B_CUT, B_PREC, B_OD = range(16, 22)
+N_BLOCKS = 22
 # meta (int64) positions
 M_M, M_K, M_P, M_T, M_G, M_NT, M_NI, M_FAMILY = range(8)
 C_PART, C_TOPIC, C_CONV, C_ITEM, C_PPART, C_PCONV = range(8, 14)
 META_OFFSETS = 14
 # prior scales (float64) positions
 F_SP, F_SC, F_ST, F_SG, F_SPT, F_SPP, F_SPC, F_SI = range(8)
-F_THETA, F_BETA, F_TASK, F_CUTSD, F_CUT1, F_CUT2, F_PRATE = range(8, 15)
-N_FMETA = 15
+F_THETA, F_BETA, F_TASK, F_CUTSD, F_CUT1, F_CUT2, F_PRATE, F_OD = range(8, 16)
+N_FMETA = 16
 FAMILY_CODE = {"binomial": 0, "ordered_beta": 1}
 
 
@@ -107,6 +112,35 @@ def _digamma(x: float) -> float:
     f = 1.0 / (x * x)
     t = f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 + f * (-1.0 / 132)))))
     return r + math.log(x) - 0.5 / x + t
+
+
+#: Above this many terms, :func:`_rising` uses log-gamma and digamma instead of the product.
+_RISING_SUM_MAX = 32
+
+
+@_njit
+def _rising(a: float, n: float) -> tuple[float, float]:
+    """``log(a (a + 1) ... (a + n - 1))`` (= lgamma(a + n) - lgamma(a)) and its derivative in
+    ``a`` (= digamma(a + n) - digamma(a)), for a whole number ``n >= 0``.
+
+    Up to :data:`_RISING_SUM_MAX` factors: the product ``R`` and its derivative ``R'`` by the
+    product rule (multiplications only, rescaled before they could overflow), then one log and
+    one division (``R' / R``); beyond, log-gamma and digamma.
+    """
+    if n <= _RISING_SUM_MAX:
+        lv = 0.0
+        r = 1.0
+        dr = 0.0
+        for j in range(int(n)):
+            t = a + j
+            dr = dr * t + r
+            r = r * t
+            if r > 1e150:
+                lv += math.log(r)
+                dr /= r
+                r = 1.0
+        return lv + math.log(r), dr / r
+    return math.lgamma(a + n) - math.lgamma(a), _digamma(a + n) - _digamma(a)
 
 
 @_njit
@@ -424,6 +458,13 @@ def logp_grad(
         lp += -0.5 * (r1 * r1 + r2 * r2) + q[ocut + 1]
         phi = math.exp(q[oprec])
         lp += -fmeta[F_PRATE] * phi + q[oprec]
+    ood = offsets[B_OD]
+    has_od = family == 0 and ood >= 0
+    od = 0.0
+    if has_od:  # HalfNormal(F_OD) on the overdispersion, log transform; phi = 1 / od^2
+        od = math.exp(q[ood])
+        lp += -0.5 * (od / fmeta[F_OD]) ** 2 + q[ood]
+        phi = 1.0 / (od * od)
 
     # ------------------------------------------------------------ likelihood
     dA = np.zeros((K, M))
@@ -441,7 +482,50 @@ def logp_grad(
         lg_phi = 0.0
     has_task = ota >= 0
     has_item = oi >= 0
-    if family == 0:
+    if has_od:
+        # the phi part depends on the trials only: log(phi (phi + 1) ... (phi + n - 1)) and its
+        # derivative for every n up to the largest
+        n_max = 0
+        for i in range(c_b.shape[0]):
+            if c_b[i] > n_max:
+                n_max = int(c_b[i])
+        phi_log = np.zeros(n_max + 1)
+        phi_inv = np.zeros(n_max + 1)
+        for j in range(n_max):
+            phi_log[j + 1] = phi_log[j] + math.log(phi + j)
+            phi_inv[j + 1] = phi_inv[j] + 1.0 / (phi + j)
+        for i in range(c_k.shape[0]):
+            k = c_k[i]
+            m = c_m[i]
+            xi = c_x[i]
+            eta = A[k, m] + beta[m] * xi
+            if has_task:
+                eta += tau[c_task[i]]
+            if has_item:
+                eta += qi[c_item[i]]
+            mu = _sigmoid(eta)
+            if mu < 1e-12:
+                mu = 1e-12
+            elif mu > 1.0 - 1e-12:
+                mu = 1.0 - 1e-12
+            al = mu * phi
+            be = phi - al
+            s_ = c_a[i]
+            n_ = c_b[i]
+            la, da = _rising(al, s_)
+            lb, db = _rising(be, n_ - s_)
+            ni = int(n_)
+            lp += la + lb - phi_log[ni]
+            df = phi_inv[ni]
+            g = phi * mu * (1.0 - mu) * (da - db)
+            dphi += mu * da + (1.0 - mu) * db - df
+            dA[k, m] += g
+            dbeta[m] += g * xi
+            if has_task:
+                dtau[c_task[i]] += g
+            if has_item:
+                dq[c_item[i]] += g
+    elif family == 0:
         for i in range(c_k.shape[0]):
             k = c_k[i]
             m = c_m[i]
@@ -530,6 +614,8 @@ def logp_grad(
         grad[ocut] += dk1 + dk2
         grad[ocut + 1] += dk2 * (k2 - k1) + 1.0
         grad[oprec] += phi * (dphi - fmeta[F_PRATE]) + 1.0
+    if has_od:  # d/d log(od) = -2 phi d/d phi
+        grad[ood] += -2.0 * phi * dphi - (od / fmeta[F_OD]) ** 2 + 1.0
     if ob >= 0:
         sd = fmeta[F_BETA]
         for m in range(M):
@@ -752,16 +838,20 @@ def warm_up() -> float:
     import time
 
     t0 = time.perf_counter()
-    for fam in (0, 1):
+    for fam in (0, 1, 2):  # 2: the binomial family with the overdispersion block
         meta = np.zeros(META_OFFSETS + N_BLOCKS, dtype=np.int64)
         meta[[M_M, M_K, M_P, M_T, M_G, M_NT, M_NI]] = (1, 1, 1, 1, 1, 1, 1)
-        meta[M_FAMILY] = fam
+        meta[M_FAMILY] = min(fam, 1)
         offsets = np.full(N_BLOCKS, -1, dtype=np.int64)
         offsets[[S_P, S_C, B_PART, B_CONV]] = (0, 1, 2, 3)
         n = 4
         if fam == 1:
             offsets[B_CUT], offsets[B_PREC] = 4, 6
             n = 7
+        if fam == 2:
+            meta[M_FAMILY] = 0
+            offsets[B_OD] = 4
+            n = 5
         fmeta = np.ones(N_FMETA)
         i1 = np.zeros(1, dtype=np.int64)
         f1 = np.full(1, 0.5)

@@ -101,6 +101,8 @@ def blocks(model: HierarchicalModel) -> list[Block]:
     if model.family == "ordered_beta":
         out.append(Block(KN.B_CUT, "cutpoints", (2,)))
         out.append(Block(KN.B_PREC, "precision", ()))
+    if model.has_overdispersion:
+        out.append(Block(KN.B_OD, "overdispersion", ()))
     return out
 
 
@@ -138,6 +140,7 @@ def kernel_args(model: HierarchicalModel) -> tuple[tuple[Any, ...], int]:
     fmeta[KN.F_CUTSD] = model.prior("cutpoint_sd")
     fmeta[KN.F_CUT1], fmeta[KN.F_CUT2] = CUTPOINT_MEANS
     fmeta[KN.F_PRATE] = model.prior("precision_rate")
+    fmeta[KN.F_OD] = model.prior("overdispersion_scale")
     d = model.data_arrays()
     if model.family == "binomial":
         a, b, c = d["cell_successes"], d["cell_trials"], np.zeros(1)
@@ -254,6 +257,8 @@ def constrained(model: HierarchicalModel, Q: np.ndarray) -> dict[str, np.ndarray
         raw = get(KN.B_CUT)
         out["cutpoints"] = np.stack([raw[:, 0], raw[:, 0] + np.exp(raw[:, 1])], axis=1)
         out["precision"] = np.exp(Q[:, off[KN.B_PREC]])
+    if model.has_overdispersion:
+        out["overdispersion"] = np.exp(Q[:, off[KN.B_OD]])
     return out
 
 
@@ -294,6 +299,8 @@ def initial_point(model: HierarchicalModel, rng: np.random.Generator) -> np.ndar
         q[o] = CUTPOINT_MEANS[0] + rng.uniform(-0.5, 0.5)
         q[o + 1] = np.log(CUTPOINT_MEANS[1] - CUTPOINT_MEANS[0]) + rng.uniform(-0.5, 0.5)
         q[off[KN.B_PREC]] = np.log(10.0) + rng.uniform(-0.5, 0.5)
+    if model.has_overdispersion:
+        q[off[KN.B_OD]] = np.log(0.5 * model.prior("overdispersion_scale")) + rng.uniform(-0.5, 0.5)
     return q
 
 

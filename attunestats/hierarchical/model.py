@@ -302,6 +302,11 @@ class HierarchicalModel:
         return len(self.items) >= 2 and self.spec.has("item")
 
     @property
+    def has_overdispersion(self) -> bool:
+        """Beta-binomial cells (binomial family with the ``overdispersion`` term)."""
+        return self.family == "binomial" and self.spec.has("overdispersion")
+
+    @property
     def has_tasks(self) -> bool:
         return len(self.tasks) >= 2
 
@@ -469,6 +474,10 @@ class HierarchicalModel:
         without an observation are NaN).
         """
         eta = self.linear_predictor(params)
+        if self.has_overdispersion:
+            phi = 1.0 / np.asarray(params["overdispersion"], dtype=float)[:, None, None] ** 2
+            mu = np.clip(_logistic(eta), 1e-12, 1 - 1e-12)
+            return rng.binomial(self.trials[None, :, :], rng.beta(mu * phi, (1.0 - mu) * phi))
         if self.family == "binomial":
             return rng.binomial(self.trials[None, :, :], _logistic(eta))
         k = np.asarray(params["cutpoints"], dtype=float)
@@ -486,6 +495,11 @@ class HierarchicalModel:
         if self.family == "binomial":
             s, n = cells["successes"], cells["trials"]
             coef = gammaln(n + 1) - gammaln(s + 1) - gammaln(n - s + 1)
+            if self.has_overdispersion:
+                phi = 1.0 / np.asarray(params["overdispersion"], dtype=float)[:, None] ** 2
+                mu = np.clip(_logistic(eta), 1e-12, 1 - 1e-12)
+                a, b = mu * phi, (1.0 - mu) * phi
+                return coef + betaln(s + a, n - s + b) - betaln(a, b)
             return coef + s * eta - n * np.logaddexp(0.0, eta)
         y = cells["value"]
         k = np.asarray(params["cutpoints"], dtype=float)

@@ -172,7 +172,13 @@ def build_pymc(spec: HierarchicalModel) -> Any:
                 z_i = pm.ZeroSumNormal("z_item", sigma=1.0, dims="item")
                 q = pm.Deterministic("item_effect", sig[KN.S_I] * z_i, dims="item")
             eta = eta + q[d["cell_item"]]
-        if spec.family == "binomial":
+        if spec.has_overdispersion:
+            od = pm.HalfNormal("overdispersion", spec.prior("overdispersion_scale"))
+            phi = 1.0 / od**2
+            mu = pt.clip(pm.math.invlogit(eta), 1e-12, 1.0 - 1e-12)
+            pm.BetaBinomial("y", alpha=mu * phi, beta=(1.0 - mu) * phi, n=d["cell_trials"],
+                            observed=d["cell_successes"])  # fmt: skip
+        elif spec.family == "binomial":
             pm.CustomDist("y", d["cell_trials"], eta, d["cell_log_coef"], logp=_binomial_logp,
                           random=_binomial_random, observed=d["cell_successes"])  # fmt: skip
         else:

@@ -20,6 +20,11 @@ tasks are modelled). On top of them a :class:`ModelSpec` switches the optional t
                            several judgements per turn that carry an item id (pairwise
                            preference: ``question_id``).
 ``turn``                   per-predictor turn drift ``beta[m] * x`` (turn-level outcomes only).
+``overdispersion``         binary outcomes only: beta-binomial cells instead of binomial ones,
+                           mean ``logistic(eta)`` and precision ``1 / overdispersion^2``
+                           (``overdispersion ~ HalfNormal(0.5)``; 0 is the binomial). It absorbs
+                           variation shared by the judgements of one cell (one predictor and
+                           turn) that no other term explains.
 ======================  =========================================================================
 
 The defaults (:data:`DEFAULT_TERMS`) include every term: the recovery study of
@@ -63,9 +68,10 @@ TERMS: tuple[str, ...] = (
     "predictor:diagnosis",
     "item",
     "turn",
+    "overdispersion",
 )
-#: The default structure: every optional term.
-DEFAULT_TERMS: tuple[str, ...] = TERMS
+#: The default structure: every optional term but ``overdispersion``.
+DEFAULT_TERMS: tuple[str, ...] = tuple(t for t in TERMS if t != "overdispersion")
 #: The structure of the issue-6 models (one conversation intercept shared by the predictors).
 LEGACY_TERMS: tuple[str, ...] = ("predictor:topic", "predictor:diagnosis", "turn")
 _BASES = {"default": DEFAULT_TERMS, "legacy": LEGACY_TERMS, "base": ()}
@@ -89,6 +95,7 @@ PRIORS: Mapping[str, float] = MappingProxyType(
         "sigma_item_scale": 1.0,
         "cutpoint_sd": 2.0,
         "precision_rate": 0.1,
+        "overdispersion_scale": 0.5,
     }
 )
 

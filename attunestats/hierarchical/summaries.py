@@ -94,7 +94,8 @@ def posterior_quantities(fit: FitResult) -> dict[str, tuple[np.ndarray, list[tup
     ``diagnosis_contrast[m, g]`` (= ``diagnosis_effect[g] + diagnosis_interaction[m, g]``),
     ``topic_effect[t]``, ``participant_effect[p]`` (``P[p] - intercept - delta[g(p)]``),
     ``task_offset[task]``, the standard deviations ``sigma_*`` and, for ordered-beta models,
-    ``cutpoints[1]``, ``cutpoints[2]`` and ``precision``.
+    ``cutpoints[1]``, ``cutpoints[2]`` and ``precision``, for beta-binomial ones
+    ``overdispersion``.
     """
     m = fit.model
     p = posterior_parameters(fit)
@@ -134,6 +135,8 @@ def posterior_quantities(fit: FitResult) -> dict[str, tuple[np.ndarray, list[tup
     if m.family == "ordered_beta":
         out["cutpoints"] = (p["cutpoints"], [("1",), ("2",)])
         out["precision"] = (p["precision"], [()])
+    if m.has_overdispersion:
+        out["overdispersion"] = (p["overdispersion"], [()])
     for name in (
         "sigma_participant",
         "sigma_topic",

@@ -65,6 +65,15 @@ def _models():
                                                       "topic": "centred"})),
         ("conversation x predictor centred", H.behaviour_model(
             pan_b.data, pan_b.design, parameterization={"predictor:conversation": "centred"})),
+        # beta-binomial cells: small counts (finite sums) and counts above 32 (log-gamma path)
+        ("overdispersion", H.behaviour_model(pan_b.data, pan_b.design,
+                                             structure="default + overdispersion")),
+        ("overdispersion large counts", H.behaviour_model(
+            pan_b.data.assign(successes=5 * pan_b.data["successes"] + 1,
+                              trials=5 * pan_b.data["trials"] + 3),
+            pan_b.design, structure="base + turn + overdispersion")),
+        ("overdispersion items", H.binomial_model(items, pan_b.design, outcome="x",
+                                                  structure="default + overdispersion")),
     ]  # fmt: skip
     return out
 
@@ -96,7 +105,12 @@ def test_kernel_equals_pymc_density_and_gradient(name, model):
     assert np.ptp(diff) < 1e-8 * (1 + np.abs(ref).max())
 
 
-@pytest.mark.parametrize("name,model", MODELS[:2] + MODELS[4:6], ids=["b", "o", "i", "ic"])
+_OD = [m for m in MODELS if m[0] == "overdispersion"]
+
+
+@pytest.mark.parametrize(
+    "name,model", MODELS[:2] + MODELS[4:6] + _OD, ids=["b", "o", "i", "ic", "od"]
+)
 def test_constrained_equals_pymc_deterministics(name, model):
     import pytensor
 
@@ -104,7 +118,8 @@ def test_constrained_equals_pymc_deterministics(name, model):
     names = [n for n in ("participant_intercept", "topic_effect", "conversation_intercept",
                          "predictor_effect", "diagnosis_interaction", "predictor_topic",
                          "predictor_participant", "predictor_conversation", "turn_slope",
-                         "item_effect", "cutpoints", "precision", "sigma_topic")
+                         "item_effect", "cutpoints", "precision", "sigma_topic",
+                         "overdispersion")
              if n in pm_model.named_vars]  # fmt: skip
     outs = pm_model.replace_rvs_by_values([pm_model[n] for n in names])
     fn = pytensor.function(pm_model.value_vars, outs, mode="FAST_COMPILE",
