@@ -57,6 +57,7 @@ def simulate_panel(
     missing_rate: float = 0.0,
     participant_interaction_sd: float = 0.0,
     conversation_interaction_sd: float = 0.0,
+    cell_noise_sd: float = 0.0,
     rng: RNGLike = None,
 ) -> SyntheticPanel:
     """Draw a synthetic panel from the shared linear predictor (module docstring).
@@ -73,6 +74,10 @@ def simulate_panel(
         Sd of iid predictor x participant (``pi[m, p]``) and predictor x conversation
         (``wi[m, k]``) interactions, drawn from their own stream (0: none; the other draws are
         then those of a panel without them).
+    cell_noise_sd : float
+        Binomial only: sd of a normal logit noise per predictor x turn cell, shared by the cell's
+        trials (extra-binomial variation, logit-normal: not the beta-binomial of the
+        ``overdispersion`` term), drawn from its own stream.
     rng : int, Generator or SeedSequence, optional
         Seed.
 
@@ -168,7 +173,11 @@ def simulate_panel(
         "turn": turn_r[ri].astype("int64"),
     }
     if family == "binomial":
-        succ = gen.binomial(trials, _logistic(eta))
+        if cell_noise_sd > 0:
+            noise = np.random.default_rng(gen.integers(2**63)).standard_normal(eta.shape)
+            succ = gen.binomial(trials, _logistic(eta + cell_noise_sd * noise))
+        else:
+            succ = gen.binomial(trials, _logistic(eta))
         frame["successes"] = succ[mi, ri].astype("int64")
         frame["trials"] = np.full(len(mi), trials, dtype="int64")
     else:
