@@ -303,8 +303,15 @@ class HierarchicalModel:
 
     @property
     def has_overdispersion(self) -> bool:
-        """Beta-binomial cells (binomial family with the ``overdispersion`` term)."""
-        return self.family == "binomial" and self.spec.has("overdispersion")
+        """Beta-binomial cells: binomial family with the ``overdispersion`` term, and some cell
+        with two or more trials (with one trial per cell the term cannot be told apart from the
+        binomial and is left out)."""
+        return (
+            self.family == "binomial"
+            and self.spec.has("overdispersion")
+            and self.trials is not None
+            and bool(np.max(self.trials, initial=0) >= 2)
+        )
 
     @property
     def has_tasks(self) -> bool:

@@ -91,3 +91,12 @@ def test_term_shrinks_towards_the_binomial_without_noise():
     # binomial data: the posterior piles up near 0 (its prior median is 0.34)
     assert np.median(od) < 0.15
     assert np.quantile(od, 0.9) < 0.3
+
+
+def test_term_left_out_with_one_trial_per_cell():
+    pan = simulate_panel(rng=2, **{**SMALL, "trials": 1})
+    m = H.behaviour_model(pan.data, pan.design, structure="default + overdispersion")
+    assert m.spec.has("overdispersion") and not m.has_overdispersion
+    from attunestats.hierarchical.layout import blocks
+
+    assert "overdispersion" not in [b.name for b in blocks(m)]
