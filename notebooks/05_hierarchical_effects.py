@@ -155,8 +155,10 @@ ppc[(ppc["ppp"] < 0.01) | (ppc["ppp"] > 0.99)]
 # %% [markdown]
 # ## Which structure do the data support? PSIS-LOO
 #
-# Binary OM accuracy and pairwise preference fitted with two candidate structures: the default
-# and the terms of the first release of this package
+# Binary OM accuracy and pairwise preference fitted with three candidate structures: the
+# default, the default without its overdispersion term (binomial instead of beta-binomial cells:
+# no variation shared by the judgements of one turn beyond the other terms), and the terms of the
+# first release of this package
 # (one conversation intercept shared by the predictors, no predictor x participant or predictor x
 # conversation term; with the default's question effects, so that every candidate describes the
 # same cells). Pareto-smoothed importance-sampling leave-one-out cross-validation

@@ -506,7 +506,7 @@ class HierarchicalModel:
                 phi = 1.0 / np.asarray(params["overdispersion"], dtype=float)[:, None] ** 2
                 mu = np.clip(_logistic(eta), 1e-12, 1 - 1e-12)
                 a, b = mu * phi, (1.0 - mu) * phi
-                return coef + betaln(s + a, n - s + b) - betaln(a, b)
+                return coef + _log_rising(a, s) + _log_rising(b, n - s) - _log_rising(phi, n)
             return coef + s * eta - n * np.logaddexp(0.0, eta)
         y = cells["value"]
         k = np.asarray(params["cutpoints"], dtype=float)
@@ -523,6 +523,24 @@ class HierarchicalModel:
             a, b = mu * phi, (1.0 - mu) * phi
             lpb = (a - 1) * np.log(yc) + (b - 1) * np.log1p(-yc) - betaln(a, b)
         return np.where(y[None] == 0, lp0, np.where(y[None] == 1, lp1, logd + lpb))
+
+
+def _log_rising(a: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``log(a (a + 1) ... (a + n - 1))`` = ``lgamma(a + n) - lgamma(a)`` for whole ``n``.
+
+    Through the Pochhammer symbol (``scipy.special.poch``), which stays accurate where the
+    difference of log-gamma functions cancels (``a`` large: an overdispersion near 0); the
+    difference where the product overflows.
+    """
+    from scipy.special import gammaln, poch
+
+    a, n = np.broadcast_arrays(a, n)
+    with np.errstate(over="ignore", divide="ignore"):
+        out = np.log(poch(a, n))
+    bad = ~np.isfinite(out)
+    if bad.any():
+        out[bad] = gammaln(a[bad] + n[bad]) - gammaln(a[bad])
+    return out
 
 
 def _ordered_beta_draw(

@@ -658,10 +658,13 @@ def test_claim_f_power_is_the_binomial_closed_form_when_the_models_are_alike():
     q = stats.t.ppf(1 - alpha / 2, 10)
     p, p_goal = stats.t.sf(q - d / se, 10), stats.t.sf(q - abs(g) / se, 10)
     assert power == pytest.approx(stats.binom.sf(2, 5, p) * p_goal, rel=1e-12)
+
     # participants needed: the first P whose power (SE scaled by sqrt(11 / P), df P - 1) is 0.8
     def at(n):
         s, qn = se * np.sqrt(11 / n), stats.t.ppf(1 - alpha / 2, n - 1)
-        return stats.binom.sf(2, 5, stats.t.sf(qn - d / s, n - 1)) * stats.t.sf(qn - abs(g) / s, n - 1)
+        return stats.binom.sf(2, 5, stats.t.sf(qn - d / s, n - 1)) * stats.t.sf(
+            qn - abs(g) / s, n - 1
+        )
 
     assert power < 0.8 and at(needed) >= 0.8 > at(needed - 1)
     # not a number of participants: no planning numbers

@@ -1,7 +1,7 @@
 """Model checks: PSIS-LOO of structures, ArviZ-format predictive data, the PPC statistics of the
 interaction terms, and the stamping of failed fits in tables and figures.
 
-Independent references: ArviZ's ``loo`` on a hand-built log-likelihood (scipy's binomial
+Independent references: ArviZ's ``loo`` on a hand-built log-likelihood (scipy's beta-binomial
 log-pmf at the posterior draws), and synthetic panels drawn with and without planted predictor x
 participant interactions (the structure LOO must prefer is the one the data were drawn from).
 """
@@ -48,8 +48,23 @@ def test_log_likelihood_matches_scipy(interaction_fits):
     params = {k: np.asarray(v.values).reshape((n_chain * n_draw,) + v.shape[2:])
               for k, v in dt["posterior"].to_dataset().data_vars.items()}  # fmt: skip
     eta = m.linear_predictor(params)[:, cells["m"], cells["r"]]
-    want = stats.binom.logpmf(cells["successes"], cells["trials"], special.expit(eta))
-    np.testing.assert_allclose(ll.reshape(n_chain * n_draw, -1), want, rtol=1e-10, atol=1e-10)
+    assert m.has_overdispersion  # the default structure: beta-binomial cells
+    phi = 1.0 / params["overdispersion"][:, None] ** 2
+    mu = special.expit(eta)
+    a, b = mu * phi, (1 - mu) * phi
+    s, n = cells["successes"], cells["trials"]
+    got = ll.reshape(n_chain * n_draw, -1)
+    # scipy's log-pmf is a difference of log-beta functions, which grow like phi as the
+    # overdispersion goes to 0 and lose digits to cancellation (3e-8 here): agreement to 1e-6
+    np.testing.assert_allclose(got, stats.betabinom.logpmf(s, n, a, b), rtol=0, atol=1e-6)
+    # and to 1e-11 with the exact form for whole counts: log C(n, s) + sum_{j<s} log(a + j) +
+    # sum_{j<n-s} log(b + j) - sum_{j<n} log(a + b + j)
+    exact = special.gammaln(n + 1) - special.gammaln(s + 1) - special.gammaln(n - s + 1)
+    exact = np.broadcast_to(exact, got.shape).copy()
+    for j in range(int(n.max())):
+        exact += np.where(j < s, np.log(a + j), 0) + np.where(j < n - s, np.log(b + j), 0)
+        exact -= np.where(j < n, np.log(phi + j), 0)
+    np.testing.assert_allclose(got, exact, rtol=1e-11, atol=1e-11)
 
 
 def test_loo_prefers_the_structure_the_data_have(interaction_fits):

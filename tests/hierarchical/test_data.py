@@ -206,7 +206,7 @@ def test_binomial_loglik_matches_scipy(tasks):
     data = pan.data
     if tasks == 2:
         data = pd.concat([data.assign(task="om"), data.assign(task="human")], ignore_index=True)
-    m = H.behaviour_model(data, pan.design)
+    m = H.behaviour_model(data, pan.design, structure="default - overdispersion")
     pm_model = m.build()
     point = _random_point(pm_model, np.random.default_rng(1))
     names = ["conversation_intercept", "predictor_effect", "diagnosis_interaction"]

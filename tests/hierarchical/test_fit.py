@@ -350,8 +350,9 @@ def test_ppc_calm_on_well_specified_data(good_fit):
 
 
 def test_ppc_flags_planted_overdispersion(good_fit):
-    """Cell counts drawn beta-binomial (intra-cell correlation 0.3) instead of binomial: the
-    binomial model cannot reproduce the spread of cell accuracies."""
+    """Cell counts drawn beta-binomial (intra-cell correlation 0.3) instead of binomial: a
+    binomial model cannot reproduce the spread of cell accuracies, the default's overdispersion
+    term can."""
     pan = simulate_panel(rng=4)
     rng = np.random.default_rng(8)
     p = pan.data["successes"] / pan.data["trials"]
@@ -359,11 +360,18 @@ def test_ppc_flags_planted_overdispersion(good_fit):
     rho = 0.3
     a, b = p * (1 / rho - 1), (1 - p) * (1 / rho - 1)
     over = pan.data.assign(successes=stats.betabinom.rvs(9, a, b, random_state=rng))
-    m = H.behaviour_model(over, pan.design)
-    res = H.fit(m, draws=300, tune=300, chains=2, rng=4, min_ess=50)
-    ppc = S.posterior_predictive_check(res, n_draws=300, rng=2, accept_failed_diagnostics=True)
-    cell = ppc.query("statistic == 'sd of cell accuracy'").iloc[0]
-    assert cell["observed"] > cell["ci_high"] and cell["ppp"] < 0.01
+    cell = {}
+    for label, structure in (("binomial", "default - overdispersion"), ("default", "default")):
+        m = H.behaviour_model(over, pan.design, structure=structure)
+        res = H.fit(m, draws=300, tune=300, chains=2, rng=4, min_ess=50)
+        ppc = S.posterior_predictive_check(res, n_draws=300, rng=2,
+                                           accept_failed_diagnostics=True)  # fmt: skip
+        cell[label] = ppc.query("statistic == 'sd of cell accuracy'").iloc[0]
+    # without the overdispersion term the model cannot reproduce the spread; with it (the
+    # default structure) it can
+    assert cell["binomial"]["observed"] > cell["binomial"]["ci_high"]
+    assert cell["binomial"]["ppp"] < 0.01
+    assert cell["default"]["ci_low"] <= cell["default"]["observed"] <= cell["default"]["ci_high"]
 
 
 # ------------------------------------------- reference with intercept and delta sampled

@@ -244,7 +244,9 @@ def test_participant_pairs_carry_effect_sizes_that_agree_with_the_test():
     np.testing.assert_allclose(row["standardized_effect"], d_p.mean() / d_p.std(ddof=1), rtol=1e-9)
     # its interval inverts the noncentral t at the row's level, independently by brentq
     t_obs, df, a = row["difference"] / row["standard_error"], row["df"], 1 - row["interval_level"]
-    lo = optimize.brentq(lambda lam: stats.nct.cdf(t_obs, df, lam) - (1 - a / 2), t_obs - 10, t_obs + 10)
+    lo = optimize.brentq(
+        lambda lam: stats.nct.cdf(t_obs, df, lam) - (1 - a / 2), t_obs - 10, t_obs + 10
+    )
     np.testing.assert_allclose(row["standardized_effect_low"], lo / 3.0, atol=1e-6)
     # every interval excludes 0 exactly when the adjusted test rejects
     for lo_c, hi_c in (("ci_low", "ci_high"), ("composite_points_low", "composite_points_high"),

@@ -55,7 +55,9 @@ def _r_mvtnorm() -> bool:
     return subprocess.run(["Rscript", "-e", code], capture_output=True).returncode == 0
 
 
-@pytest.mark.skipif(not _r_mvtnorm(), reason="R with mvtnorm is not installed (Debian: r-cran-mvtnorm)")
+@pytest.mark.skipif(
+    not _r_mvtnorm(), reason="R with mvtnorm is not installed (Debian: r-cran-mvtnorm)"
+)
 @pytest.mark.parametrize("rho,k,df", [(0.5, 4, 10), (0.0, 3, 5), (0.8, 6, 20)])
 def test_maxt_critical_value_matches_mvtnorm(rho, k, df):
     corr = np.full((k, k), rho)
@@ -96,7 +98,9 @@ def test_bh_compatible_intervals_are_the_fcr_intervals_of_benjamini_yekutieli():
     correction=st.sampled_from(CORRECTIONS),
     shift=st.floats(0.0, 2.0),
 )
-def test_interval_excludes_zero_exactly_when_the_adjusted_test_rejects(seed, k, n_part, correction, shift):
+def test_interval_excludes_zero_exactly_when_the_adjusted_test_rejects(
+    seed, k, n_part, correction, shift
+):
     rng = np.random.default_rng(seed)
     reps = rng.normal(size=(n_part, k)) + shift * rng.normal(size=k) * 0.3
     dev = reps - reps.mean(axis=0)

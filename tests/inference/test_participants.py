@@ -150,7 +150,9 @@ def test_anova_icc_matches_the_one_way_anova_formula_on_balanced_data():
     y = np.repeat(rng.normal(size=g), m) + rng.normal(size=g * m)
     codes = np.repeat(np.arange(g), m)
     msb = m * np.var(y.reshape(g, m).mean(axis=1), ddof=1)
-    msw = np.sum((y.reshape(g, m) - y.reshape(g, m).mean(axis=1, keepdims=True)) ** 2) / (g * (m - 1))
+    msw = np.sum((y.reshape(g, m) - y.reshape(g, m).mean(axis=1, keepdims=True)) ** 2) / (
+        g * (m - 1)
+    )
     expected = max((msb - msw) / m, 0) / (max((msb - msw) / m, 0) + msw)
     np.testing.assert_allclose(anova_icc(y[:, None], codes, g)[0], expected, rtol=1e-10)
 
@@ -220,7 +222,12 @@ def _clustered(rng, n_part: int, icc: float, effect: float):
     sd_p = sd_c * np.sqrt(icc / (1 - icc))
     pid = np.repeat(np.arange(n_part), sizes)
     eta = 0.85 + (sd_p * rng.standard_normal(n_part))[pid] + sd_c * rng.standard_normal(len(pid))
-    eta_b = eta + effect + (sd_p * rng.standard_normal(n_part))[pid] + sd_c * rng.standard_normal(len(pid))
+    eta_b = (
+        eta
+        + effect
+        + (sd_p * rng.standard_normal(n_part))[pid]
+        + sd_c * rng.standard_normal(len(pid))
+    )
     n = rng.integers(10, 40, size=len(pid))
     ya = rng.binomial(n, 1 / (1 + np.exp(-eta)))
     yb = rng.binomial(n, 1 / (1 + np.exp(-eta_b)))
@@ -245,7 +252,9 @@ def test_coverage_and_size_with_an_independent_generator(n_part, icc):
     covered = rejected = 0
     for _ in range(n_rep):
         design, ya, yb, n = _clustered(rng, n_part, icc, effect=0.0)
-        stat = ratio_statistic(np.column_stack([ya, yb]), np.column_stack([n, n]), _labels("a", "b"))
+        stat = ratio_statistic(
+            np.column_stack([ya, yb]), np.column_stack([n, n]), _labels("a", "b")
+        )
         res = participant_inference(stat, design)
         covered += res.ci_low[0] <= truth <= res.ci_high[0]
         diff = res.contrast(np.array([1.0, -1.0]))

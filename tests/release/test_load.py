@@ -978,7 +978,9 @@ def test_runs_and_conversations_come_in_key_order_whatever_the_file_order(tmp_pa
     # files are read one at a time in name order ("conversation_10" before "conversation_2",
     # "a.json" before "c.json"); the tables are in natural id and (predictor, mode, id) order,
     # each run's rows with its own file's values
-    convs = {f"conversation_{c}.json": conversation(c, turns=[turn(1), turn(2)]) for c in ("2", "10")}
+    convs = {
+        f"conversation_{c}.json": conversation(c, turns=[turn(1), turn(2)]) for c in ("2", "10")
+    }
 
     def one(cid, mode, answer, draft):
         turns = [run_turn(n, em_binary_om_assessment={"B1": answer, "B2": "no"},
@@ -1003,7 +1005,9 @@ def test_runs_and_conversations_come_in_key_order_whatever_the_file_order(tmp_pa
     ]  # fmt: skip
     runs_t = release.tables["runs"]
     assert list(zip(runs_t["mode"], runs_t["conversation_id"], runs_t["file"])) == [
-        ("a", "2", "runs/m/c.json"), ("z", "2", "runs/m/b.json"), ("z", "10", "runs/m/a.json")
+        ("a", "2", "runs/m/c.json"),
+        ("z", "2", "runs/m/b.json"),
+        ("z", "10", "runs/m/a.json"),
     ]
     tags = release.tables["pred_emotion_tags"]
     assert list(zip(tags["mode"], tags["conversation_id"], tags["turn"])) == [

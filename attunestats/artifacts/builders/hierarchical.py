@@ -33,9 +33,11 @@ SHORT = {"behaviour": "OM accuracy", "emotion": "emotion F1", "preference": "pre
 #: minutes in a full build). Pointwise LOO compares fits of the same observed cells, so both
 #: keep the default's ``item`` term (question effects split the preference cells by question).
 CANDIDATES = {
-    "behaviour": {"default": "default", "issue-6 terms": "legacy + item"},
-    "preference": {"default": "default", "issue-6 terms": "legacy + item"},
-}
+    "behaviour": {"default": "default", "without overdispersion": "default - overdispersion",
+                  "issue-6 terms": "legacy + item"},
+    "preference": {"default": "default", "without overdispersion": "default - overdispersion",
+                   "issue-6 terms": "legacy + item"},
+}  # fmt: skip
 
 
 def _mode(scores: Any, evaluated: list[str]) -> str | None:
