@@ -49,6 +49,7 @@ set by ``ModelSpec(priors=...)``, defaults in :data:`~.spec.PRIORS`):
 ``task_offset`` (tau)               Normal(0, 1) per non-reference task
 ``cutpoints`` (bounded only)        Normal((-1, 1), 2), ordered
 ``precision`` (bounded only)        Exponential(0.1) (mean 10)
+``overdispersion`` (binary only)    HalfNormal(0.5); 0 is the binomial
 ==================================  ==========================================================
 
 Why these random-effect terms. AttuneBench has 11 participants, and how much better one model is
@@ -59,7 +60,9 @@ is that of a conditional analysis of these 11 people; with ``b`` the interval wi
 between-participant spread of the contrast divided by the number of participants. The recovery
 study (:mod:`attunestats.design.recovery`, ``benchmarks/RESULTS.md``) shows both: the issue-6
 structure covers predictor contrasts in far fewer than 90% of replicates when models' differences
-vary across participants, the default structure stays in band in every scenario. Correlations of
+vary across participants, the default structure does not (0.91-0.93 at interaction ICCs of 0.1
+and 0.5, 20 replicates each; other families and scenarios have cells outside the 0.86-0.94 band,
+see there). Correlations of
 ``b`` across predictors are not modelled (an LKJ over 11 predictors from 11 participants is not
 identified); the shared scale with a zero-sum constraint is the exchangeable special case.
 
@@ -90,7 +93,11 @@ Likelihoods
 -----------
 ``binomial``: successes ~ Binomial(trials, logistic(eta)) per predictor x row (behaviour: correct
 binary judgements; preference: correct comparisons among those with a decided winner; a
-Bernoulli per comparison has the same likelihood kernel as the binomial count of its cell).
+Bernoulli per comparison has the same likelihood kernel as the binomial count of its cell). With
+the ``overdispersion`` term (in the default structure) the cell is beta-binomial instead:
+``successes ~ BetaBinomial(trials, mu * phi, (1 - mu) * phi)``, ``mu = logistic(eta)``, ``phi = 1 /
+overdispersion^2``, which lets the judgements of one cell (a predictor's answers about one turn)
+share variation beyond the other terms; as the overdispersion goes to 0 it is the binomial.
 
 ``ordered_beta``: bounded scores ``y`` in [0, 1] with exact 0 and 1 (ordered beta regression,
 Kubinec 2023): with cutpoints ``k1 < k2``, ``P(y = 0) = 1 - L(eta - k1)``, ``P(y = 1) = L(eta -
