@@ -1,7 +1,8 @@
 """Constants of the AttuneBench format and scorer, in one typed place.
 
-Everything here follows ``../shared/spec/attunebench.md`` (sections 1.3-1.5 and 3), which in turn
-follows a public port of the official ``constants.py``. Nothing in this module computes anything.
+Everything here follows the release format and metric definitions documented in
+``docs/release-format.md`` and ``docs/metrics.md``, which in turn follow a public port of the
+official ``constants.py``. Nothing in this module computes anything.
 """
 
 from __future__ import annotations

@@ -54,20 +54,21 @@ counts), or ordered beta (:mod:`.model`).
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
-try:  # numba is a dependency of nutpie and PyMC's default backend
-    import numba
-
-    _njit = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
-except ImportError:  # pragma: no cover - without numba the kernel runs as plain Python
-    numba = None
-
-    def _njit(f: Any) -> Any:
-        return f
-
+from attunestats.hierarchical._kernel_math import (
+    _digamma,
+    _extend,
+    _extend_rows,
+    _extend_rows_t,
+    _extend_t,
+    _log1mexp,
+    _njit,
+    _rising,
+    _sigmoid,
+    _softplus,
+)
 
 # block ids (positions in ``offsets``)
 S_P, S_C, S_T, S_G, S_PT, S_PP, S_PC, S_I = range(8)
@@ -83,120 +84,6 @@ F_SP, F_SC, F_ST, F_SG, F_SPT, F_SPP, F_SPC, F_SI = range(8)
 F_THETA, F_BETA, F_TASK, F_CUTSD, F_CUT1, F_CUT2, F_PRATE, F_OD = range(8, 16)
 N_FMETA = 16
 FAMILY_CODE = {"binomial": 0, "ordered_beta": 1}
-
-
-# --------------------------------------------------------------------------------------------
-# small helpers
-# --------------------------------------------------------------------------------------------
-@_njit
-def _softplus(x: float) -> float:
-    if x > 0:
-        return x + math.log1p(math.exp(-x))
-    return math.log1p(math.exp(x))
-
-
-@_njit
-def _sigmoid(x: float) -> float:
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
-
-
-@_njit
-def _digamma(x: float) -> float:
-    r = 0.0
-    while x < 6.0:
-        r -= 1.0 / x
-        x += 1.0
-    f = 1.0 / (x * x)
-    t = f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 + f * (-1.0 / 132)))))
-    return r + math.log(x) - 0.5 / x + t
-
-
-#: Above this many terms, :func:`_rising` uses log-gamma and digamma instead of the product.
-_RISING_SUM_MAX = 32
-
-
-@_njit
-def _rising(a: float, n: float) -> tuple[float, float]:
-    """``log(a (a + 1) ... (a + n - 1))`` (= lgamma(a + n) - lgamma(a)) and its derivative in
-    ``a`` (= digamma(a + n) - digamma(a)), for a whole number ``n >= 0``.
-
-    Up to :data:`_RISING_SUM_MAX` factors: the product ``R`` and its derivative ``R'`` by the
-    product rule (multiplications only, rescaled before they could overflow), then one log and
-    one division (``R' / R``); beyond, log-gamma and digamma.
-    """
-    if n <= _RISING_SUM_MAX:
-        lv = 0.0
-        r = 1.0
-        dr = 0.0
-        for j in range(int(n)):
-            t = a + j
-            dr = dr * t + r
-            r = r * t
-            if r > 1e150:
-                lv += math.log(r)
-                dr /= r
-                r = 1.0
-        return lv + math.log(r), dr / r
-    return math.lgamma(a + n) - math.lgamma(a), _digamma(a + n) - _digamma(a)
-
-
-@_njit
-def _log1mexp(x: float) -> float:
-    """log(1 - exp(x)) for x < 0."""
-    if x > -0.6931471805599453:
-        return math.log(-math.expm1(x))
-    return math.log1p(-math.exp(x))
-
-
-@_njit
-def _extend(f: np.ndarray, out: np.ndarray) -> None:
-    """Zero-sum free coordinates ``f`` (n - 1) -> values ``out`` (n) summing to zero."""
-    n1 = f.shape[0]
-    n = n1 + 1.0
-    s = 0.0
-    for i in range(n1):
-        s += f[i]
-    sq = math.sqrt(n)
-    norm = s / (sq + n)
-    for i in range(n1):
-        out[i] = f[i] - norm
-    out[n1] = -s / sq
-
-
-@_njit
-def _extend_t(g: np.ndarray, out: np.ndarray) -> None:
-    """Transpose of :func:`_extend`: gradient ``g`` (n) of the values -> ``out`` (n - 1)."""
-    n1 = g.shape[0] - 1
-    n = n1 + 1.0
-    sq = math.sqrt(n)
-    s = 0.0
-    for i in range(n1):
-        s += g[i]
-    c = s / (sq + n) + g[n1] / sq
-    for i in range(n1):
-        out[i] = g[i] - c
-
-
-@_njit
-def _extend_rows(f: np.ndarray, out: np.ndarray) -> None:
-    """Apply :func:`_extend` along axis 1 of a matrix: (r, n - 1) -> (r, n)."""
-    for i in range(f.shape[0]):
-        _extend(f[i], out[i])
-
-
-@_njit
-def _extend_rows_t(g: np.ndarray, out: np.ndarray) -> None:
-    for i in range(g.shape[0]):
-        _extend_t(g[i], out[i])
-
-
-@_njit
-def _scale(q: np.ndarray, offsets: np.ndarray, block: int) -> float:
-    o = offsets[block]
-    return math.exp(q[o]) if o >= 0 else 0.0
 
 
 # --------------------------------------------------------------------------------------------
@@ -482,18 +369,21 @@ def logp_grad(
         lg_phi = 0.0
     has_task = ota >= 0
     has_item = oi >= 0
-    if has_od:
-        # the phi part depends on the trials only: log(phi (phi + 1) ... (phi + n - 1)) and its
-        # derivative for every n up to the largest
-        n_max = 0
-        for i in range(c_b.shape[0]):
-            if c_b[i] > n_max:
-                n_max = int(c_b[i])
-        phi_log = np.zeros(n_max + 1)
-        phi_inv = np.zeros(n_max + 1)
-        for j in range(n_max):
-            phi_log[j + 1] = phi_log[j] + math.log(phi + j)
-            phi_inv[j + 1] = phi_inv[j] + 1.0 / (phi + j)
+    phi_log = np.zeros(1)
+    phi_inv = np.zeros(1)
+    if family == 0:
+        if has_od:
+            # the phi part depends on the trials only: log(phi (phi + 1) ... (phi + n - 1)) and
+            # its derivative for every n up to the largest
+            n_max = 0
+            for i in range(c_b.shape[0]):
+                if c_b[i] > n_max:
+                    n_max = int(c_b[i])
+            phi_log = np.zeros(n_max + 1)
+            phi_inv = np.zeros(n_max + 1)
+            for j in range(n_max):
+                phi_log[j + 1] = phi_log[j] + math.log(phi + j)
+                phi_inv[j + 1] = phi_inv[j] + 1.0 / (phi + j)
         for i in range(c_k.shape[0]):
             k = c_k[i]
             m = c_m[i]
@@ -503,51 +393,28 @@ def logp_grad(
                 eta += tau[c_task[i]]
             if has_item:
                 eta += qi[c_item[i]]
-            mu = _sigmoid(eta)
-            if mu < 1e-12:
-                mu = 1e-12
-            elif mu > 1.0 - 1e-12:
-                mu = 1.0 - 1e-12
-            al = mu * phi
-            be = phi - al
             s_ = c_a[i]
             n_ = c_b[i]
-            la, da = _rising(al, s_)
-            lb, db = _rising(be, n_ - s_)
-            ni = int(n_)
-            lp += la + lb - phi_log[ni]
-            df = phi_inv[ni]
-            g = phi * mu * (1.0 - mu) * (da - db)
-            dphi += mu * da + (1.0 - mu) * db - df
-            dA[k, m] += g
-            dbeta[m] += g * xi
-            if has_task:
-                dtau[c_task[i]] += g
-            if has_item:
-                dq[c_item[i]] += g
-    elif family == 0:
-        for i in range(c_k.shape[0]):
-            k = c_k[i]
-            m = c_m[i]
-            xi = c_x[i]
-            eta = A[k, m] + beta[m] * xi
-            if has_task:
-                eta += tau[c_task[i]]
-            if has_item:
-                eta += qi[c_item[i]]
-            # one exp: softplus(eta) = max(eta, 0) + log1p(e), sigmoid from the same e
-            e = math.exp(-abs(eta))
-            inv = 1.0 / (1.0 + e)
-            if eta > 0.0:
-                sp = eta + math.log1p(e)
-                sg = inv
-            else:
-                sp = math.log1p(e)
-                sg = e * inv
-            s_ = c_a[i]
-            n_ = c_b[i]
-            lp += s_ * eta - n_ * sp
-            g = s_ - n_ * sg
+            if has_od:  # beta-binomial
+                mu = min(max(_sigmoid(eta), 1e-12), 1.0 - 1e-12)
+                al = mu * phi
+                la, da = _rising(al, s_)
+                lb, db = _rising(phi - al, n_ - s_)
+                ni = int(n_)
+                lp += la + lb - phi_log[ni]
+                g = phi * mu * (1.0 - mu) * (da - db)
+                dphi += mu * da + (1.0 - mu) * db - phi_inv[ni]
+            else:  # binomial: one exp, softplus(eta) = max(eta, 0) + log1p(e), sigmoid from e
+                e = math.exp(-abs(eta))
+                inv = 1.0 / (1.0 + e)
+                if eta > 0.0:
+                    sp = eta + math.log1p(e)
+                    sg = inv
+                else:
+                    sp = math.log1p(e)
+                    sg = e * inv
+                lp += s_ * eta - n_ * sp
+                g = s_ - n_ * sg
             dA[k, m] += g
             dbeta[m] += g * xi
             if has_task:
