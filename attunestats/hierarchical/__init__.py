@@ -60,7 +60,13 @@ from attunestats.hierarchical.recovery import (
     true_quantities,
     truth_from_simulation,
 )
-from attunestats.hierarchical.spec import DEFAULT_TERMS, LEGACY_TERMS, TERMS, ModelSpec
+from attunestats.hierarchical.spec import (
+    DEFAULT_TERMS,
+    LEGACY_TERMS,
+    SCALE_FAMILIES,
+    TERMS,
+    ModelSpec,
+)
 from attunestats.hierarchical.summaries import (
     diagnosis_contrasts,
     parameter_summary,
@@ -76,6 +82,7 @@ __all__ = [
     "DEFAULT_TERMS",
     "LEGACY_TERMS",
     "PRIORS",
+    "SCALE_FAMILIES",
     "TERMS",
     "ModelSpec",
     "FitResult",

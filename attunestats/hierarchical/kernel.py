@@ -12,7 +12,8 @@ points of every structure.
 Unconstrained coordinates (PyMC's value variables, in this order; absent blocks are skipped):
 
 ==  ==================================  =========================================================
- 0  ``log sigma_participant``           HalfNormal scales, log transform (jacobian included)
+ 0  ``log sigma_participant``           scales: HalfNormal(s) or Gamma(2, 2 / s) (per scale,
+                                        :mod:`.spec`), log transform (jacobian included)
  1  ``log sigma_conversation``
  2  ``log sigma_topic``
  3  ``log sigma_diagnosis_interaction``
@@ -82,7 +83,8 @@ META_OFFSETS = 14
 # prior scales (float64) positions
 F_SP, F_SC, F_ST, F_SG, F_SPT, F_SPP, F_SPC, F_SI = range(8)
 F_THETA, F_BETA, F_TASK, F_CUTSD, F_CUT1, F_CUT2, F_PRATE, F_OD = range(8, 16)
-N_FMETA = 16
+F_SFAM = 16  # F_SFAM + b: family of scale b's prior, 0 HalfNormal(s), 1 Gamma(2, 2 / s)
+N_FMETA = 24
 FAMILY_CODE = {"binomial": 0, "ordered_beta": 1}
 
 
@@ -136,8 +138,13 @@ def logp_grad(
             s = math.exp(q[o])
             sig[b] = s
             sc = fmeta[b]
-            lp += -0.5 * (s / sc) ** 2 + q[o]
-            grad[o] += -((s / sc) ** 2) + 1.0
+            if fmeta[F_SFAM + b] > 0.5:  # Gamma(2, r): log s - r s, plus the jacobian q
+                r = 2.0 / sc
+                lp += 2.0 * q[o] - r * s
+                grad[o] += 2.0 - r * s
+            else:  # HalfNormal(sc)
+                lp += -0.5 * (s / sc) ** 2 + q[o]
+                grad[o] += -((s / sc) ** 2) + 1.0
     dsig = np.zeros(8)  # dL/dsigma from the rest of the model
 
     # ------------------------------------------------------------ participants

@@ -134,6 +134,7 @@ def kernel_args(model: HierarchicalModel) -> tuple[tuple[Any, ...], int]:
     fmeta = np.zeros(KN.N_FMETA)
     for b, name in _SCALE_PRIORS.items():
         fmeta[b] = model.prior(name)
+        fmeta[KN.F_SFAM + b] = float(model.spec.scale_family(SCALES[b]) == "gamma")
     fmeta[KN.F_THETA] = model.prior("predictor_effect_sd")
     fmeta[KN.F_BETA] = model.prior("turn_slope_sd")
     fmeta[KN.F_TASK] = model.prior("task_offset_sd")

@@ -28,7 +28,9 @@ predictor's effect in the population of participants (and conversations), and a 
 Participant effects are ``u[p] = P[p] - intercept - delta[g(p)]``.
 
 Priors (logit scale; weakly informative; the tests run a prior predictive check; every scale is
-set by ``ModelSpec(priors=...)``, defaults in :data:`~.spec.PRIORS`):
+set by ``ModelSpec(priors=...)``, defaults in :data:`~.spec.PRIORS`; the family of each
+random-effect scale's prior by ``ModelSpec(scale_priors=...)``, defaults in
+:data:`~.spec.SCALE_FAMILIES`):
 
 ==================================  ==========================================================
 ``intercept``                       Normal(0, 1.5)
@@ -42,7 +44,9 @@ set by ``ModelSpec(priors=...)``, defaults in :data:`~.spec.PRIORS`):
 ``predictor_participant``           sigma * ZeroSumNormal(1) over predictors, per participant;
                                     sigma ~ HalfNormal(0.5)
 ``predictor_conversation``          the same per conversation; sigma ~ HalfNormal(0.5)
-``topic_effect`` (v)                ZeroSumNormal(sigma_topic); sigma_topic ~ HalfNormal(1)
+``topic_effect`` (v)                ZeroSumNormal(sigma_topic); sigma_topic ~ Gamma(2, 2)
+                                    (mean 1, mode 0.5, density 0 at 0: boundary-avoiding,
+                                    see :mod:`~.spec`)
 ``item_effect`` (q)                 ZeroSumNormal(sigma_item); sigma_item ~ HalfNormal(1)
 ``participant_intercept`` (P)       as above; sigma_participant ~ HalfNormal(1)
 ``conversation_intercept`` (C)      as above; sigma_conversation ~ HalfNormal(1)

@@ -104,7 +104,11 @@ def build_pymc(spec: HierarchicalModel) -> Any:
         sig: dict[int, Any] = {}
         for b in blocks(spec):
             if b.block < 8:
-                sig[b.block] = pm.HalfNormal(SCALES[b.block], spec.prior(_SCALE_PRIORS[b.block]))
+                name, scale = SCALES[b.block], spec.prior(_SCALE_PRIORS[b.block])
+                if spec.spec.scale_family(name) == "gamma":
+                    sig[b.block] = pm.Gamma(name, alpha=2.0, beta=2.0 / scale)
+                else:
+                    sig[b.block] = pm.HalfNormal(name, scale)
         # participants: P = U (sqrt(sigma^2 + lambda) * z), or P ~ MvNormal(0, U diag(.) U')
         U, lam = d["participant_U"], d["participant_lambda"]
         dvec = pt.sqrt(sig[KN.S_P] ** 2 + lam)

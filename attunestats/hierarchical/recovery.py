@@ -29,6 +29,9 @@ per-conversation ``wi[m, k]``) are iid draws with population mean 0: the predict
 population quantity, do not contain them, and ``sigma_predictor_participant`` /
 ``sigma_predictor_conversation`` are their simulator standard deviations (the model's zero-sum
 deviations ``pi[m, p] - mean_M pi[., p]`` have the same law as ``sigma * ZeroSumNormal``).
+A standard deviation whose true value is 0 (a term the simulator did not generate) is left out:
+0 is the boundary of a scale's range, no equal-tailed interval of a positive parameter contains
+it, so it is not a coverage target (it would count as a miss whatever the model did).
 """
 
 from __future__ import annotations
@@ -264,7 +267,7 @@ def true_quantities(model: HierarchicalModel, truth: LatentTruth) -> pd.DataFram
         "predictor_conversation": model.has_predictor_conversation,
     }
     for name in _SD_NAMES:
-        if name in truth.sd and present[name]:
+        if name in truth.sd and present[name] and truth.sd[name] > 0:  # 0: boundary, left out
             add(f"sigma_{name}", (), truth.sd[name])
     if model.family == "ordered_beta" and truth.cutpoints is not None:
         add("cutpoints", ("1",), truth.cutpoints[0])

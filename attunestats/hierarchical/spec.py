@@ -39,19 +39,41 @@ Carlo error (its scale shrinks towards 0). The terms cost sampling time (the bet
 likelihood about doubles the cost of a gradient). Compare structures on your data with
 :func:`attunestats.hierarchical.compare_structures` (PSIS-LOO).
 
+Priors of the random-effect scales (``sigma_*``). Each scale has a prior scale ``s`` (the
+``sigma_*_scale`` keys of :data:`PRIORS`) and one of two families (:data:`SCALE_FAMILIES`):
+
+``halfnormal``  HalfNormal(s): mean 0.80 s, largest density at 0.
+``gamma``       Gamma(shape 2, rate 2 / s): mean s, mode s / 2, density 0 at 0 (a
+                *boundary-avoiding* prior: Chung, Rabe-Hesketh, Dorie, Gelman and Liu 2013,
+                Psychometrika 78(4), 685-709; Gelman et al., Bayesian Data Analysis, 3rd ed.,
+                section 13.10).
+
+``sigma_topic`` has the gamma prior by default, every other scale the half-normal one. Why: with
+12 topics, conversations that do not separate topic from participant, and a topic spread small
+against the conversation spread, the likelihood cannot rule out ``sigma_topic = 0``; under the
+half-normal the posterior of some replicates sits near 0, the topic effects are shrunk to nearly
+nothing and their intervals miss the larger true effects (the recovery study of
+:mod:`attunestats.design.recovery`: topic-effect intervals at the low edge of the target band; see
+benchmarks/RESULTS.md for the paired comparison on which the default rests).
+
 A structure can be written as a string: a base (``default``, ``legacy`` or ``base``) followed by
-``+ term`` / ``- term``, then optionally ``;`` and prior scales ``name=value`` separated by
-commas (keys of :data:`attunestats.hierarchical.model.PRIORS`)::
+``+ term`` / ``- term``, then optionally ``;`` and, separated by commas, prior scales
+``name=value`` (keys of :data:`PRIORS`) and scale families ``sigma_name=family``::
 
     ModelSpec.parse("default - predictor:conversation")
     ModelSpec.parse("legacy + predictor:participant; sigma_predictor_participant_scale=0.3")
     ModelSpec.parse("predictor:participant + turn")        # base terms + these two
+    ModelSpec.parse("default; sigma_topic=halfnormal")    # the half-normal prior on sigma_topic
 
 Examples
 --------
 >>> spec = ModelSpec.parse("default - item; sigma_participant_scale=0.5")
 >>> spec.has("item"), spec.has("predictor:participant"), spec.prior("sigma_participant_scale")
 (False, True, 0.5)
+>>> spec.scale_family("sigma_topic"), spec.scale_family("sigma_participant")
+('gamma', 'halfnormal')
+>>> ModelSpec.parse("default; sigma_topic=halfnormal").scale_family("sigma_topic")
+'halfnormal'
 >>> str(ModelSpec.parse("legacy"))
 'base + predictor:topic + predictor:diagnosis + turn'
 """
@@ -103,6 +125,29 @@ PRIORS: Mapping[str, float] = MappingProxyType(
     }
 )
 
+#: The random-effect scales, each with the key of its prior scale in :data:`PRIORS`.
+SCALE_PRIORS: Mapping[str, str] = MappingProxyType(
+    {
+        name: f"{name}_scale"
+        for name in (
+            "sigma_participant",
+            "sigma_conversation",
+            "sigma_topic",
+            "sigma_diagnosis_interaction",
+            "sigma_predictor_topic",
+            "sigma_predictor_participant",
+            "sigma_predictor_conversation",
+            "sigma_item",
+        )
+    }
+)
+#: Families of the scale priors (module docstring).
+FAMILIES: tuple[str, ...] = ("halfnormal", "gamma")
+#: Default family of each random-effect scale; ``ModelSpec(scale_priors=...)`` overrides.
+SCALE_FAMILIES: Mapping[str, str] = MappingProxyType(
+    {name: ("gamma" if name == "sigma_topic" else "halfnormal") for name in SCALE_PRIORS}
+)
+
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -116,10 +161,14 @@ class ModelSpec:
         interactions with a single predictor, topic or group) is left out of that model.
     priors : mapping of str to float
         Prior scales overriding :data:`PRIORS` (positive numbers).
+    scale_priors : mapping of str to str
+        Families of the random-effect scale priors overriding :data:`SCALE_FAMILIES`
+        (``{"sigma_topic": "halfnormal"}``; families :data:`FAMILIES`).
     """
 
     terms: tuple[str, ...] = DEFAULT_TERMS
     priors: Mapping[str, float] = field(default_factory=dict)
+    scale_priors: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         terms = self.terms
@@ -146,6 +195,21 @@ class ModelSpec:
                 )
             clean[key] = float(val)
         object.__setattr__(self, "priors", dict(sorted(clean.items())))
+        if not isinstance(self.scale_priors, Mapping):
+            raise TypeError(f"ModelSpec.scale_priors must be a mapping; got {self.scale_priors!r}")
+        fams = {}
+        for key, val in self.scale_priors.items():
+            if key not in SCALE_PRIORS:
+                raise ValueError(
+                    f"ModelSpec.scale_priors: unknown scale {key!r}; known: {list(SCALE_PRIORS)}"
+                )
+            if val not in FAMILIES:
+                raise ValueError(
+                    f"ModelSpec.scale_priors[{key!r}] must be one of {list(FAMILIES)}; got {val!r}"
+                )
+            if val != SCALE_FAMILIES[key]:  # only real overrides, so equal specs compare equal
+                fams[key] = val
+        object.__setattr__(self, "scale_priors", dict(sorted(fams.items())))
 
     def __hash__(self) -> int:
         return hash(str(self))
@@ -180,15 +244,25 @@ class ModelSpec:
                 )
             first = False
         priors: dict[str, float] = {}
+        families: dict[str, str] = {}
         for item in filter(None, (s.strip() for s in prior_text.split(","))):
             key, eq, val = item.partition("=")
+            key, val = key.strip(), val.strip()
             if not eq:
                 raise ValueError(f"structure {text!r}: prior {item!r} must be name=value")
+            if key in SCALE_PRIORS:
+                if val not in FAMILIES:
+                    raise ValueError(
+                        f"structure {text!r}: the family of {key} must be one of "
+                        f"{list(FAMILIES)}; got {val!r}"
+                    )
+                families[key] = val
+                continue
             try:
-                priors[key.strip()] = float(val)
+                priors[key] = float(val)
             except ValueError as err:
                 raise ValueError(f"structure {text!r}: prior {item!r} is not a number") from err
-        return cls(terms=tuple(terms), priors=priors)
+        return cls(terms=tuple(terms), priors=priors, scale_priors=families)
 
     @classmethod
     def legacy(cls) -> ModelSpec:
@@ -208,6 +282,12 @@ class ModelSpec:
             raise KeyError(f"unknown prior {name!r}; known: {sorted(PRIORS)}")
         return float(self.priors.get(name, PRIORS[name]))
 
+    def scale_family(self, name: str) -> str:
+        """Family of the prior of random-effect scale ``name`` (``"halfnormal"`` or ``"gamma"``)."""
+        if name not in SCALE_PRIORS:
+            raise KeyError(f"unknown scale {name!r}; known: {list(SCALE_PRIORS)}")
+        return self.scale_priors.get(name, SCALE_FAMILIES[name])
+
     def all_priors(self) -> dict[str, float]:
         """Every prior scale with the overrides applied."""
         return {k: self.prior(k) for k in PRIORS}
@@ -215,8 +295,10 @@ class ModelSpec:
     def __str__(self) -> str:
         parts = ["base", *self.terms]
         out = " + ".join(parts)
-        if self.priors:
-            out += "; " + ", ".join(f"{k}={v:g}" for k, v in self.priors.items())
+        extra = [f"{k}={v:g}" for k, v in self.priors.items()]
+        extra += [f"{k}={v}" for k, v in self.scale_priors.items()]
+        if extra:
+            out += "; " + ", ".join(extra)
         return out
 
     def __repr__(self) -> str:

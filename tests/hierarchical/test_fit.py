@@ -389,7 +389,7 @@ def _reference_model(m):
         b0 = pm.Normal("intercept", 0.0, pr["intercept_sd"])
         delta = pm.Normal("diagnosis_effect", 0.0, pr["diagnosis_effect_sd"], dims="diagnosis")
         s_p = pm.HalfNormal("sigma_participant", pr["sigma_participant_scale"])
-        s_t = pm.HalfNormal("sigma_topic", pr["sigma_topic_scale"])
+        s_t = pm.Gamma("sigma_topic", alpha=2.0, beta=2.0 / pr["sigma_topic_scale"])
         s_c = pm.HalfNormal("sigma_conversation", pr["sigma_conversation_scale"])
         s_g = pm.HalfNormal("sigma_diagnosis_interaction", pr["sigma_diagnosis_interaction_scale"])
         s_pt = pm.HalfNormal("sigma_predictor_topic", pr["sigma_predictor_topic_scale"])

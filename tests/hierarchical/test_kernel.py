@@ -74,8 +74,18 @@ def _models():
             pan_b.design, structure="base + turn + overdispersion")),
         ("overdispersion items", H.binomial_model(items, pan_b.design, outcome="x",
                                                   structure="default + overdispersion")),
+        # every scale's prior family flipped from its default (gamma <-> half-normal)
+        ("scale families flipped", H.binomial_model(items, pan_b.design, outcome="x",
+                                                    structure=_flipped())),
     ]  # fmt: skip
     return out
+
+
+def _flipped():
+    from attunestats.hierarchical.spec import SCALE_FAMILIES
+
+    other = {"gamma": "halfnormal", "halfnormal": "gamma"}
+    return H.ModelSpec(scale_priors={k: other[v] for k, v in SCALE_FAMILIES.items()})
 
 
 MODELS = _models()
@@ -166,6 +176,18 @@ def test_spec_strings_and_errors():
         H.ModelSpec(priors={"sigma_x": 1.0})
     with pytest.raises(ValueError, match="must be a positive number"):
         H.ModelSpec(priors={"sigma_item_scale": -1.0})
+    f = H.ModelSpec.parse("default; sigma_topic=halfnormal, sigma_item=gamma, sigma_item_scale=2")
+    assert f.scale_family("sigma_topic") == "halfnormal" and f.scale_family("sigma_item") == "gamma"
+    assert f.scale_family("sigma_participant") == H.SCALE_FAMILIES["sigma_participant"]
+    assert f.prior("sigma_item_scale") == 2.0 and H.ModelSpec.parse(str(f)) == f
+    # an override equal to the default is no override: the same spec, the same compile key
+    assert (
+        H.ModelSpec(scale_priors={"sigma_topic": H.SCALE_FAMILIES["sigma_topic"]}) == H.ModelSpec()
+    )
+    with pytest.raises(ValueError, match="family of sigma_topic must be one of"):
+        H.ModelSpec.parse("default; sigma_topic=cauchy")
+    with pytest.raises(ValueError, match="unknown scale 'sigma_x'"):
+        H.ModelSpec(scale_priors={"sigma_x": "gamma"})
     with pytest.raises(TypeError, match="structure must be"):
         pan = simulate_panel(rng=1, n_conversations=6, n_participants=3, n_topics=2)
         H.behaviour_model(pan.data, pan.design, structure=3)

@@ -84,6 +84,14 @@ def test_recovery_table_checks_and_truth_centring():
     )
     with pytest.raises(TypeError, match="LatentTruth"):
         true_quantities(m, {"theta": 1})
+    # a scale whose true value is 0 (on the boundary) is not a coverage target; others stay
+    from dataclasses import replace
+
+    assert "sigma_conversation" in set(tq.index)
+    zero = replace(pan.truth, sd={**pan.truth.sd, "conversation": 0.0})
+    tq0 = true_quantities(m, zero).set_index("parameter")["truth"]
+    assert "sigma_conversation" not in set(tq0.index)
+    assert set(tq.index) - set(tq0.index) == {"sigma_conversation"}
 
 
 # ------------------------------------------------------------- simulated releases (CI)
