@@ -64,9 +64,10 @@ is that of a conditional analysis of these 11 people; with ``b`` the interval wi
 between-participant spread of the contrast divided by the number of participants. The recovery
 study (:mod:`attunestats.design.recovery`, ``benchmarks/RESULTS.md``) shows both: the issue-6
 structure covers predictor contrasts in far fewer than 90% of replicates when models' differences
-vary across participants, the default structure does not (0.91-0.93 at interaction ICCs of 0.1
-and 0.5, 20 replicates each; other families and scenarios have cells outside the 0.86-0.94 band,
-see there). Correlations of
+vary across participants, the default structure does not (0.93 and 0.89 of 90% intervals at
+interaction ICCs of 0.1 and 0.5, 30-40 replicates each). With the default structure and priors,
+predictor contrasts, topic effects and turn slopes cover 0.87-0.94 in all seven scenarios; the
+diagnosis effect over-covers (0.95-0.97) in three (see there). Correlations of
 ``b`` across predictors are not modelled (an LKJ over 11 predictors from 11 participants is not
 identified); the shared scale with a zero-sum constraint is the exchangeable special case.
 
