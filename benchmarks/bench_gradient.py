@@ -68,7 +68,7 @@ def main() -> None:
             np.testing.assert_allclose(g, g_ref, rtol=1e-8, atol=1e-8 * (1 + np.abs(g_ref).max()))
             diffs.append(lp - float(lp_ref))
         assert np.ptp(diffs) < 1e-6 * (1 + abs(diffs[0])), diffs
-        t_k = _time(lambda q: logp_grad(q, g, *kargs), pts)
+        t_k = _time(lambda q, g=g, kargs=kargs: logp_grad(q, g, *kargs), pts)
         t_p = _time(f, pts)
         print(
             f"{structure}: {m.n_observations} cells, {ndim} parameters; "
