@@ -516,10 +516,11 @@ class HierarchicalModel:
             coef = gammaln(n + 1) - gammaln(s + 1) - gammaln(n - s + 1)
             if self.has_overdispersion:
                 phi = 1.0 / np.asarray(params["overdispersion"], dtype=float)[:, None] ** 2
-                mu = np.clip(_logistic(eta), 1e-12, 1 - 1e-12)
-                a, b = mu * phi, (1.0 - mu) * phi
-                return coef + _log_rising(a, s) + _log_rising(b, n - s) - _log_rising(phi, n)
-            return coef + s * eta - n * np.logaddexp(0.0, eta)
+                return coef + _betabinom_kernel(eta, phi, s, n)
+            # s eta - n softplus(eta) written as -s softplus(-eta) - (n - s) softplus(eta): no
+            # cancellation, so a cell far in the tail keeps its (tiny) dependence on eta and
+            # PSIS-LOO never sees a log-likelihood that is constant over draws
+            return coef - s * np.logaddexp(0.0, -eta) - (n - s) * np.logaddexp(0.0, eta)
         y = cells["value"]
         k = np.asarray(params["cutpoints"], dtype=float)
         k1, k2 = k[:, :1], k[:, 1:2]
@@ -535,6 +536,34 @@ class HierarchicalModel:
             a, b = mu * phi, (1.0 - mu) * phi
             lpb = (a - 1) * np.log(yc) + (b - 1) * np.log1p(-yc) - betaln(a, b)
         return np.where(y[None] == 0, lp0, np.where(y[None] == 1, lp1, logd + lpb))
+
+
+def _betabinom_kernel(eta: np.ndarray, phi: np.ndarray, s: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Beta-binomial log-likelihood without the binomial coefficient, mean ``logistic(eta)``,
+    precision ``phi``: ``R(a, s) + R(b, n - s) - R(phi, n)`` with ``R`` the log rising factorial,
+    ``a = phi logistic(eta)``, ``b = phi logistic(-eta)``.
+
+    Written so that nothing cancels far in the tails: with ``b`` the smaller share (``eta >=
+    0``), ``R(a, s) - R(phi, s) = sum_{j<s} log1p(-b / (phi + j))`` and ``R(phi, n) - R(phi, s) =
+    R(phi + s, n - s)``; the mirror image for ``eta < 0``. (``R(a, n) - R(phi, n)`` computed
+    directly is exactly 0 once ``a`` rounds to ``phi``.)
+    """
+    from scipy.special import expit  # accurate in both tails (tanh loses the smaller share)
+
+    a = phi * expit(eta)
+    b = phi * expit(-eta)
+    f = n - s
+
+    def tail(small: np.ndarray, k: np.ndarray) -> np.ndarray:
+        out = np.zeros(np.broadcast_shapes(small.shape, k.shape))
+        for j in range(int(np.max(k, initial=0))):
+            out += np.where(j < k, np.log1p(-small / (phi + j)), 0.0)
+        return out
+
+    with np.errstate(divide="ignore", invalid="ignore"):  # the branch not taken may be -inf
+        pos = tail(b, s) + _log_rising(b, f) - _log_rising(phi + s, f)
+        neg = tail(a, f) + _log_rising(a, s) - _log_rising(phi + f, s)
+    return np.where(eta >= 0, pos, neg)
 
 
 def _log_rising(a: np.ndarray, n: np.ndarray) -> np.ndarray:

@@ -100,3 +100,34 @@ def test_term_left_out_with_one_trial_per_cell():
     from attunestats.hierarchical.layout import blocks
 
     assert "overdispersion" not in [b.name for b in blocks(m)]
+
+
+def _decimal_loglik(eta: float, phi: float, s: int, n: int) -> float:
+    """Beta-binomial log-likelihood (no binomial coefficient) in 60-digit decimal arithmetic:
+    ``sum_{j<s} log(a + j) + sum_{j<n-s} log(b + j) - sum_{j<n} log(phi + j)``."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 60
+        e, p = Decimal(eta), Decimal(phi)
+        mu = 1 / (1 + (-e).exp())
+        a, b = p * mu, p * (1 - mu)
+        out = sum((a + j).ln() for j in range(s)) + sum((b + j).ln() for j in range(n - s))
+        out -= sum((p + j).ln() for j in range(n))
+        return float(out)
+
+
+@pytest.mark.parametrize("eta", [-60.0, -38.0, -25.0, -3.0, 0.0, 2.5, 25.0, 38.0, 60.0])
+@pytest.mark.parametrize("s,n", [(9, 9), (0, 9), (4, 9), (1, 1), (0, 0)])
+def test_log_likelihood_keeps_its_tails(eta, s, n):
+    """Far in the tails (a cell answered right every time, eta large) the log-likelihood is a
+    tiny negative number that still depends on eta: computed as R(a, n) - R(phi, n) it is
+    exactly 0 for every draw once ``a`` rounds to ``phi``, and PSIS-LOO then stops ("All tail
+    values are the same"). Reference: 60-digit decimal arithmetic."""
+    from attunestats.hierarchical.model import _betabinom_kernel
+
+    phi = 20.0
+    got = float(_betabinom_kernel(np.array([[eta]]), np.array([[phi]]), np.array([s]),
+                                  np.array([n]))[0, 0])  # fmt: skip
+    want = _decimal_loglik(eta, phi, s, n)
+    assert got == pytest.approx(want, rel=1e-9, abs=1e-300)
