@@ -18,6 +18,7 @@ every chain), so memory stays at ``n_draws x cells`` doubles.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from attunestats._rng import RNGLike, check_rng
+from attunestats.errors import AttunestatsWarning
 from attunestats.hierarchical.fit import FitResult
 from attunestats.hierarchical.summaries import FAILED
 
@@ -85,7 +87,9 @@ def compare_structures(fits: Mapping[str, FitResult], *, n_draws: int = 1000) ->
     DataFrame
         ``arviz.compare``'s table (``rank, elpd_diff, dse, p_worse, p, elpd, se, weight`` and
         its diagnostic columns; ``elpd_diff`` is 0 for the best and negative for the others) with
-        ``structure``, ``n_high_pareto_k`` (cells with Pareto k > 0.7), ``outcome``,
+        ``structure``, ``n_high_pareto_k`` (cells with Pareto k > 0.7), ``loo_note`` (empty, or
+        why PSIS-LOO could not be computed for a structure: that structure then has a row with
+        no numbers, after the others, and a warning says so), ``outcome``,
         ``diagnostics`` (of the fit) and ``simulated``; best structure first.
     """
     import arviz as az
@@ -95,13 +99,33 @@ def compare_structures(fits: Mapping[str, FitResult], *, n_draws: int = 1000) ->
     cells = {k: int(f.model.n_observations) for k, f in fits.items()}
     if len(set(cells.values())) != 1:
         raise ValueError(f"fits must be of the same observed cells; got cells {cells}")
-    elpd = {k: loo(f, n_draws=n_draws) for k, f in fits.items()}
+    elpd, why = {}, {}
+    for k, f in fits.items():
+        try:
+            elpd[k] = loo(f, n_draws=n_draws)
+        except ValueError as err:  # PSIS cannot run, e.g. draws repeated by a stuck sampler
+            why[k] = f"PSIS-LOO not computable: {err}"
+    if len(elpd) < 2:
+        raise ValueError(
+            f"PSIS-LOO is computable for fewer than two of the structures {list(fits)}: {why}"
+        )
+    for k, reason in why.items():
+        warnings.warn(
+            f"compare_structures: structure {k!r} ({fits[k].model.outcome}) left out of the "
+            f"comparison: {reason} (diagnostics: {'passed' if fits[k].passed else FAILED})",
+            AttunestatsWarning,
+            stacklevel=2,
+        )
     table = az.compare(elpd, round_to="none")
     table = pd.DataFrame(table).reset_index().rename(columns={"index": "structure"})
     if "structure" not in table.columns:
         table = table.rename(columns={table.columns[0]: "structure"})
     table["n_high_pareto_k"] = [int((np.asarray(elpd[s].pareto_k) > 0.7).sum())
                                 for s in table["structure"]]  # fmt: skip
+    table["loo_note"] = ""
+    if why:  # one row each, no numbers, saying why
+        table = pd.concat([table, pd.DataFrame({"structure": list(why), "loo_note": list(why.values())})],
+                          ignore_index=True)  # fmt: skip
     first = next(iter(fits.values()))
     table["outcome"] = first.model.outcome
     table["diagnostics"] = ["passed" if fits[s].passed else FAILED for s in table["structure"]]

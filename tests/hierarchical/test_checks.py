@@ -79,6 +79,39 @@ def test_loo_prefers_the_structure_the_data_have(interaction_fits):
         H.compare_structures({"default": fits["default"]})
 
 
+def test_a_structure_whose_loo_cannot_run_is_reported_not_fatal(interaction_fits, monkeypatch):
+    """PSIS stops on draws a stuck sampler repeated ("All tail values are the same", seen on a
+    fast-mode fit with 298 divergences in 300 draws): that structure gets a row saying why, the
+    others are compared, a warning names it; with fewer than two left, a clear error."""
+    from attunestats.errors import AttunestatsWarning
+    from attunestats.hierarchical import checks
+
+    _, fits = interaction_fits
+    real = checks.loo
+    stuck = {"legacy again"}
+    calls, allowed = [], [1]  # the legacy fit's LOO runs once, then fails
+
+    def fake_loo(fit, **kw):
+        calls.append(fit)
+        if fit is fits["legacy"] and sum(c is fit for c in calls) > allowed[0]:
+            raise ValueError("All tail values are the same")
+        return real(fit, **kw)
+
+    monkeypatch.setattr(checks, "loo", fake_loo)
+    three = {"default": fits["default"], "legacy": fits["legacy"], "legacy again": fits["legacy"]}
+    with pytest.warns(AttunestatsWarning, match="'legacy again'.*left out of the comparison"):
+        table = H.compare_structures(three, n_draws=200)
+    by = table.set_index("structure")
+    assert "All tail values are the same" in by.loc["legacy again", "loo_note"]
+    assert np.isnan(by.loc["legacy again", "elpd"]) and table["structure"].iloc[-1] in stuck
+    assert (by.loc[["default", "legacy"], "loo_note"] == "").all()
+    assert by.loc["default", "elpd_diff"] == 0 and np.isfinite(by.loc["legacy", "elpd"])
+    calls.clear()
+    allowed[0] = 0  # now every legacy call fails: one structure left
+    with pytest.raises(ValueError, match="fewer than two"):
+        H.compare_structures(three, n_draws=200)
+
+
 def test_ppc_interaction_statistic_flags_the_missing_term(interaction_fits):
     """The double-centred predictor x participant spread: the legacy model cannot reproduce it,
     the default one can."""
