@@ -16,6 +16,7 @@ import numpy as np
 
 from attunestats.hierarchical import kernel as KN
 from attunestats.hierarchical.model import CUTPOINT_MEANS, HierarchicalModel
+from attunestats.hierarchical.spec import SCALE_PRIORS
 
 #: Scale variables, by kernel block id.
 SCALES = {
@@ -28,16 +29,8 @@ SCALES = {
     KN.S_PC: "sigma_predictor_conversation",
     KN.S_I: "sigma_item",
 }
-_SCALE_PRIORS = {
-    KN.S_P: "sigma_participant_scale",
-    KN.S_C: "sigma_conversation_scale",
-    KN.S_T: "sigma_topic_scale",
-    KN.S_G: "sigma_diagnosis_interaction_scale",
-    KN.S_PT: "sigma_predictor_topic_scale",
-    KN.S_PP: "sigma_predictor_participant_scale",
-    KN.S_PC: "sigma_predictor_conversation_scale",
-    KN.S_I: "sigma_item_scale",
-}
+#: Key of each scale's prior scale in :data:`~.spec.PRIORS`, by kernel block id.
+_SCALE_PRIORS = {b: SCALE_PRIORS[name] for b, name in SCALES.items()}
 
 
 @dataclass(frozen=True)

@@ -543,27 +543,21 @@ def _betabinom_kernel(eta: np.ndarray, phi: np.ndarray, s: np.ndarray, n: np.nda
     precision ``phi``: ``R(a, s) + R(b, n - s) - R(phi, n)`` with ``R`` the log rising factorial,
     ``a = phi logistic(eta)``, ``b = phi logistic(-eta)``.
 
-    Written so that nothing cancels far in the tails: with ``b`` the smaller share (``eta >=
-    0``), ``R(a, s) - R(phi, s) = sum_{j<s} log1p(-b / (phi + j))`` and ``R(phi, n) - R(phi, s) =
-    R(phi + s, n - s)``; the mirror image for ``eta < 0``. (``R(a, n) - R(phi, n)`` computed
-    directly is exactly 0 once ``a`` rounds to ``phi``.)
+    Written so that nothing cancels far in the tails: with ``small`` the smaller of ``a`` and
+    ``b`` and ``k`` its count (``b`` and ``n - s`` when ``eta >= 0``, else ``a`` and ``s``),
+    ``R(big, n - k) - R(phi, n - k) = sum_{j<n-k} log1p(-small / (phi + j))`` and ``R(phi, n) -
+    R(phi, n - k) = R(phi + n - k, k)``. (``R(a, n) - R(phi, n)`` computed directly is exactly 0
+    once ``a`` rounds to ``phi``.)
     """
     from scipy.special import expit  # accurate in both tails (tanh loses the smaller share)
 
-    a = phi * expit(eta)
-    b = phi * expit(-eta)
-    f = n - s
-
-    def tail(small: np.ndarray, k: np.ndarray) -> np.ndarray:
-        out = np.zeros(np.broadcast_shapes(small.shape, k.shape))
-        for j in range(int(np.max(k, initial=0))):
-            out += np.where(j < k, np.log1p(-small / (phi + j)), 0.0)
-        return out
-
-    with np.errstate(divide="ignore", invalid="ignore"):  # the branch not taken may be -inf
-        pos = tail(b, s) + _log_rising(b, f) - _log_rising(phi + s, f)
-        neg = tail(a, f) + _log_rising(a, s) - _log_rising(phi + f, s)
-    return np.where(eta >= 0, pos, neg)
+    small = phi * expit(-np.abs(eta))
+    k = np.where(eta >= 0, n - s, s)  # count of the smaller share
+    rest = n - k
+    tail = np.zeros(np.broadcast_shapes(small.shape, rest.shape))
+    for j in range(int(np.max(rest, initial=0))):
+        tail += np.where(j < rest, np.log1p(-small / (phi + j)), 0.0)
+    return tail + _log_rising(small, k) - _log_rising(phi + rest, k)
 
 
 def _log_rising(a: np.ndarray, n: np.ndarray) -> np.ndarray:
