@@ -47,7 +47,7 @@ random-effect scale's prior by ``ModelSpec(scale_priors=...)``, defaults in
 ``topic_effect`` (v)                ZeroSumNormal(sigma_topic); sigma_topic ~ Gamma(2, 2)
                                     (mean 1, mode 0.5, density 0 at 0: boundary-avoiding,
                                     see :mod:`~.spec`)
-``item_effect`` (q)                 ZeroSumNormal(sigma_item); sigma_item ~ HalfNormal(1)
+``item_effect`` (q)                 ZeroSumNormal(sigma_item); sigma_item ~ Gamma(2, 2)
 ``participant_intercept`` (P)       as above; sigma_participant ~ HalfNormal(1)
 ``conversation_intercept`` (C)      as above; sigma_conversation ~ HalfNormal(1)
 ``task_offset`` (tau)               Normal(0, 1) per non-reference task

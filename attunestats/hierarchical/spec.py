@@ -49,7 +49,8 @@ Priors of the random-effect scales (``sigma_*``). Each scale has a prior scale `
                 Psychometrika 78(4), 685-709).
 ==============  ==========================================================================
 
-``sigma_topic`` has the gamma prior by default, every other scale the half-normal one. Why: with
+``sigma_topic`` and ``sigma_item`` have the gamma prior by default, every other scale the
+half-normal one. Why ``sigma_topic``: with
 12 topics, conversations that do not separate topic from participant, and a topic spread small
 against the conversation spread, the likelihood cannot rule out ``sigma_topic = 0``; under the
 half-normal the posterior of some replicates sits near 0, the topic effects are shrunk to nearly
@@ -60,7 +61,13 @@ by 0.019 (Monte Carlo standard error 0.005; from 0.84-0.89 to 0.86-0.91 per scen
 changed the other families by no more than their Monte Carlo error (benchmarks/RESULTS.md). With
 the gamma prior on every scale (8 replicates only) coverage did not change and predictor-contrast
 and diagnosis intervals were 3-4% wider: no evidence for changing the other scales, so the
-default changes ``sigma_topic`` only.
+default changes ``sigma_topic`` only. ``sigma_item`` has the gamma prior too, for a sampling
+reason: with 16 preference questions carrying thousands of judgements each and no question effect
+in the data, its posterior under the half-normal reaches down to 0, where the (centred) item
+effects form a funnel's neck; a short fit of the bundled simulated release stuck there (298
+divergent transitions in 300 draws), and over eight further seeds of the same short fit the
+gamma prior gave no divergence (the half-normal 2) and a larger minimum bulk ESS in most
+(benchmarks/RESULTS.md). Item effects are not among the quantities the package reports.
 
 A structure can be written as a string: a base (``default``, ``legacy`` or ``base``) followed by
 ``+ term`` / ``- term``, then optionally ``;`` and, separated by commas, prior scales
@@ -76,8 +83,10 @@ Examples
 >>> spec = ModelSpec.parse("default - item; sigma_participant_scale=0.5")
 >>> spec.has("item"), spec.has("predictor:participant"), spec.prior("sigma_participant_scale")
 (False, True, 0.5)
->>> spec.scale_family("sigma_topic"), spec.scale_family("sigma_participant")
-('gamma', 'halfnormal')
+>>> spec.scale_family("sigma_topic"), spec.scale_family("sigma_item")
+('gamma', 'gamma')
+>>> spec.scale_family("sigma_participant")
+'halfnormal'
 >>> ModelSpec.parse("default; sigma_topic=halfnormal").scale_family("sigma_topic")
 'halfnormal'
 >>> str(ModelSpec.parse("legacy"))
@@ -151,7 +160,10 @@ SCALE_PRIORS: Mapping[str, str] = MappingProxyType(
 FAMILIES: tuple[str, ...] = ("halfnormal", "gamma")
 #: Default family of each random-effect scale; ``ModelSpec(scale_priors=...)`` overrides.
 SCALE_FAMILIES: Mapping[str, str] = MappingProxyType(
-    {name: ("gamma" if name == "sigma_topic" else "halfnormal") for name in SCALE_PRIORS}
+    {
+        name: ("gamma" if name in ("sigma_topic", "sigma_item") else "halfnormal")
+        for name in SCALE_PRIORS
+    }
 )
 
 

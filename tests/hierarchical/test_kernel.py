@@ -176,9 +176,12 @@ def test_spec_strings_and_errors():
         H.ModelSpec(priors={"sigma_x": 1.0})
     with pytest.raises(ValueError, match="must be a positive number"):
         H.ModelSpec(priors={"sigma_item_scale": -1.0})
-    f = H.ModelSpec.parse("default; sigma_topic=halfnormal, sigma_item=gamma, sigma_item_scale=2")
-    assert f.scale_family("sigma_topic") == "halfnormal" and f.scale_family("sigma_item") == "gamma"
-    assert f.scale_family("sigma_participant") == H.SCALE_FAMILIES["sigma_participant"]
+    f = H.ModelSpec.parse(
+        "default; sigma_topic=halfnormal, sigma_participant=gamma, sigma_item_scale=2"
+    )
+    assert f.scale_family("sigma_topic") == "halfnormal"
+    assert f.scale_family("sigma_participant") == "gamma"
+    assert f.scale_family("sigma_conversation") == H.SCALE_FAMILIES["sigma_conversation"]
     assert f.prior("sigma_item_scale") == 2.0 and H.ModelSpec.parse(str(f)) == f
     # an override equal to the default is no override: the same spec, the same compile key
     assert (
