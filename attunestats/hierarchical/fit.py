@@ -681,24 +681,21 @@ def diagnose(
 
     Returns ``(table, divergences)``; ``table`` has ``parameter, variable, r_hat, ess_bulk,
     ess_tail, passed, reason``. Parameters are the scalar elements of every posterior variable
-    (``name[level]`` or ``name[level, level]``). Uses ArviZ's rank-normalised split R-hat and
-    ESS (``arviz.rhat``, ``arviz.ess``).
+    (``name[level]`` or ``name[level, level]``). ArviZ's rank-normalised split R-hat and bulk /
+    tail ESS (``arviz.rhat``, ``arviz.ess``), computed on all elements of a variable at once
+    (:mod:`._diagnostics`: the same values, several times faster than ArviZ's loop over
+    elements).
     """
-    import arviz as az
+    from attunestats.hierarchical._diagnostics import rhat_ess
 
     post = idata["posterior"].to_dataset()
     if var_names is not None:
         post = post[list(var_names)]
-    with _quiet():
-        rhat = az.rhat(post)
-        bulk = az.ess(post, method="bulk")
-        tail = az.ess(post, method="tail")
     rows: list[dict[str, Any]] = []
     for name in post.data_vars:
         dims = [d for d in post[name].dims if d not in ("chain", "draw")]
-        r, b, t = (
-            np.atleast_1d(ds[name].transpose(*dims).values).ravel() for ds in (rhat, bulk, tail)
-        )
+        arr = np.asarray(post[name].transpose("chain", "draw", *dims).values, dtype=float)
+        r, b, t = rhat_ess(arr.reshape(arr.shape[0], arr.shape[1], -1))
         labels = _element_labels(post[name])
         for lab, rv, bv, tv in zip(labels, r, b, t):
             reasons = []

@@ -12,6 +12,8 @@ draw); the compiled model is shared through the compile cache within a test proc
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -91,6 +93,39 @@ def test_diagnostics_agree_with_arviz_per_element(good_fit):
         assert r.r_hat == pytest.approx(float(az.rhat(ds)["x"]), rel=1e-12)
         assert r.ess_bulk == pytest.approx(float(az.ess(ds, method="bulk")["x"]), rel=1e-12)
         assert r.ess_tail == pytest.approx(float(az.ess(ds, method="tail")["x"]), rel=1e-12)
+
+
+@pytest.mark.parametrize("n_chain, n_draw", [(4, 1000), (2, 150), (1, 50), (3, 7), (2, 4), (2, 3)])
+def test_vectorised_diagnostics_are_arvizs_on_awkward_draws(n_chain, n_draw):
+    """``hierarchical._diagnostics.rhat_ess`` (all elements at once) against ArviZ's
+    element-by-element ``rhat`` / ``ess``: autocorrelated chains from none to 0.99, chains
+    stuck apart, a constant, ties, a NaN, Cauchy draws, one chain, the shortest chains."""
+    import arviz as az
+    import xarray as xr
+
+    from attunestats.hierarchical._diagnostics import rhat_ess
+
+    rng = np.random.default_rng(n_draw)
+    p = 60
+    ar = rng.uniform(0, 0.99, p)
+    x = np.empty((n_chain, n_draw, p))
+    x[:, 0] = rng.normal(size=(n_chain, p))
+    e = rng.normal(size=(n_chain, n_draw, p))
+    for t in range(1, n_draw):
+        x[:, t] = ar * x[:, t - 1] + e[:, t]
+    x[:, :, :8] += np.arange(n_chain)[:, None, None] * 0.5
+    x[:, :, 8] = 3.0
+    x[:, :, 9] = np.round(x[:, :, 9])
+    x[0, 0, 10] = np.nan
+    x[:, :, 11] = rng.standard_cauchy(size=(n_chain, n_draw))
+    ds = xr.Dataset({"a": (("chain", "draw", "k"), x)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = (az.rhat(ds)["a"].values, az.ess(ds, method="bulk")["a"].values,
+               az.ess(ds, method="tail")["a"].values)  # fmt: skip
+    for got, want in zip(rhat_ess(x), ref):
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
 def test_short_fit_fails_gate_and_summaries_refuse(short_fit):
