@@ -1,15 +1,16 @@
 """Model checks in ArviZ's terms: PSIS-LOO comparisons of structures, posterior predictive data.
 
 :func:`loo` computes Pareto-smoothed importance-sampling leave-one-out cross-validation
-(``arviz.loo``'s algorithm, vectorised over cells in :mod:`._psis`) from the pointwise log-likelihood of every observed cell (a predictor x turn
-count or score: leaving one out keeps its conversation, so the estimate is about new cells of
-the same conversations; it ranks how well structures describe the data, not how they generalise
-to new people). :func:`compare_structures` fits one outcome with several structures
-(:class:`~.spec.ModelSpec`) and compares them with ``arviz.compare``: the structure with the
-highest expected log predictive density is first, ``elpd_diff`` (``elpd - elpd of the best``:
-0 or negative, ArviZ >= 1 convention) and its standard error ``dse`` say by how much the others
-fall short (a difference within about two ``dse`` is not a difference). :func:`predictive_data` returns replicated and observed data as an ArviZ
-``DataTree`` (``posterior_predictive``, ``observed_data`` groups) for ArviZ's PPC plots; the
+(``arviz.loo``'s algorithm, vectorised over cells in ``hierarchical._psis``) from the
+pointwise log-likelihood of every observed cell (a predictor x turn count or score: leaving one
+out keeps its conversation, so the estimate is about new cells of the same conversations; it
+ranks how well structures describe the data, not how they generalise to new people). :func:`compare_structures`
+fits one outcome with several structures (:class:`~.spec.ModelSpec`) and compares them with
+``arviz.compare``: the structure with the highest expected log predictive density is first,
+``elpd_diff`` (``elpd - elpd of the best``: 0 or negative, ArviZ >= 1 convention) and its
+standard error ``dse`` say by how much the others fall short (a difference within about two
+``dse`` is not a difference). :func:`predictive_data` returns replicated and observed data as an
+ArviZ ``DataTree`` (``posterior_predictive``, ``observed_data`` groups) for ArviZ's PPC plots; the
 checks of :func:`~.summaries.posterior_predictive_check` are the tabular form.
 
 The log-likelihood and replicated data use a thinned posterior (``n_draws`` draws, spread over
@@ -67,7 +68,7 @@ def log_likelihood(fit: FitResult, *, n_draws: int = 1000) -> Any:
 
 def loo(fit: FitResult, *, n_draws: int = 1000) -> Any:
     """PSIS-LOO of one fit on :func:`log_likelihood`: ``arviz.loo``'s algorithm and result
-    (:class:`arviz_stats.ELPDDataLOO`), computed on all cells at once (:mod:`._psis`; ArviZ
+    (``arviz_stats.ELPDDataLOO``), computed on all cells at once (``hierarchical._psis``; ArviZ
     loops over cells in Python, about 14 s per fit of the paper-sized behaviour model)."""
     from attunestats.hierarchical._psis import loo as psis_loo
 

@@ -683,7 +683,7 @@ def diagnose(
     ess_tail, passed, reason``. Parameters are the scalar elements of every posterior variable
     (``name[level]`` or ``name[level, level]``). ArviZ's rank-normalised split R-hat and bulk /
     tail ESS (``arviz.rhat``, ``arviz.ess``), computed on all elements of a variable at once
-    (:mod:`._diagnostics`: the same values, several times faster than ArviZ's loop over
+    (``hierarchical._diagnostics``: the same values, several times faster than ArviZ's loop over
     elements).
     """
     from attunestats.hierarchical._diagnostics import rhat_ess
