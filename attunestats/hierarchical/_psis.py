@@ -2,9 +2,9 @@
 
 ``arviz.loo`` (arviz-stats 1.x) runs Pareto-smoothed importance sampling (Vehtari, Simpson,
 Gelman, Yao and Gabry 2024, JMLR 25(72)) and the pointwise elpd in a Python loop over the
-observations: for the 15,550 cells of the paper-sized behaviour model that is about 14 s per fit
-(7 s of Pareto fits, 6 s of two ``logsumexp`` calls per cell), most of the structure comparison's
-time in a fast build. :func:`loo` does the same arithmetic on whole arrays, cells in columns:
+observations: for the ~15,800 cells of the paper-sized behaviour model that is 6.6-7.6 s per
+fit (300-1,000 draws; about half Pareto fits, half two ``logsumexp`` calls per cell), most of the
+structure comparison's time in a fast build. :func:`loo` does the same arithmetic on whole arrays, cells in columns:
 the same tail length, the same generalized Pareto fit (Zhang and Stephens 2009 with ArviZ's
 weakly informative prior on the shape), the same smoothing, truncation and normalisation, then
 ArviZ's own :class:`arviz_stats.ELPDDataLOO` and ``loo_summary``, so ``arviz.compare`` takes the

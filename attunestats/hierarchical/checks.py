@@ -69,7 +69,7 @@ def log_likelihood(fit: FitResult, *, n_draws: int = 1000) -> Any:
 def loo(fit: FitResult, *, n_draws: int = 1000) -> Any:
     """PSIS-LOO of one fit on :func:`log_likelihood`: ``arviz.loo``'s algorithm and result
     (``arviz_stats.ELPDDataLOO``), computed on all cells at once (``hierarchical._psis``; ArviZ
-    loops over cells in Python, about 14 s per fit of the paper-sized behaviour model)."""
+    loops over cells in Python: 6.6-7.6 s per fit of the paper-sized behaviour model)."""
     from attunestats.hierarchical._psis import loo as psis_loo
 
     return psis_loo(log_likelihood(fit, n_draws=n_draws), var_name="y")
