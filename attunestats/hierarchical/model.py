@@ -64,10 +64,11 @@ is that of a conditional analysis of these 11 people; with ``b`` the interval wi
 between-participant spread of the contrast divided by the number of participants. The recovery
 study (:mod:`attunestats.design.recovery`, ``benchmarks/RESULTS.md``) shows both: the issue-6
 structure covers predictor contrasts in far fewer than 90% of replicates when models' differences
-vary across participants, the default structure does not (0.93 and 0.89 of 90% intervals at
-interaction ICCs of 0.1 and 0.5, 30-40 replicates each). With the default structure and priors,
-predictor contrasts, topic effects and turn slopes cover 0.87-0.94 in all seven scenarios; the
-diagnosis effect over-covers (0.95-0.97) in three (see there). Correlations of
+vary across participants, the default structure does not (0.93 and 0.91 of 90% intervals at
+interaction ICCs of 0.1 and 0.5, 90-100 replicates each). With the default structure and priors,
+predictor contrasts, topic effects and turn slopes cover 0.87-0.93 in all seven scenarios; the
+diagnosis effect covers 0.90-0.94, and over-covers (0.96) with heavy-tailed or outlying
+participants (see there). Correlations of
 ``b`` across predictors are not modelled (an LKJ over 11 predictors from 11 participants is not
 identified); the shared scale with a zero-sum constraint is the exchangeable special case.
 
