@@ -161,3 +161,17 @@ def rhat_ess(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for cols, (r, b, t) in zip(blocks, results):
         rhat[cols], bulk[cols], tail[cols] = r, b, t
     return rhat, bulk, tail
+
+
+def ess_mean(x: np.ndarray) -> np.ndarray:
+    """ESS of the mean of each parameter of ``x`` (chains, draws, parameters): equal to
+    ``arviz.ess(method="mean")`` up to rounding (NaN for a NaN draw or fewer than 4 draws)."""
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 3:
+        raise ValueError(f"x must have shape (chains, draws, parameters); got {x.shape}")
+    out = np.full(x.shape[2], np.nan)
+    ok = ~np.isnan(x).any(axis=(0, 1))
+    if x.shape[1] >= 4 and ok.any():
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[ok] = _ess(_split(x[:, :, ok]))
+    return out

@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from attunestats.hierarchical._diagnostics import ess_mean
+
 #: Columns (cells) per block of the generalized Pareto fit (memory: grid x block x tail doubles).
 _BLOCK = 2048
 _PRIOR_BS = 3.0
@@ -126,8 +128,12 @@ def loo(data: Any, *, var_name: str = "y") -> Any:
     if n_chain == 1:
         r_eff = 1.0
     else:  # ArviZ's r_eff: mean ESS ("mean" method) over every posterior element / draws
-        ess = data["posterior"].to_dataset().azstats.ess(method="mean")
-        r_eff = float(np.hstack([ess[v].values.ravel() for v in ess.data_vars]).mean()) / n_samples
+        post = data["posterior"].to_dataset()
+        ess = [
+            ess_mean(a.reshape(a.shape[0], a.shape[1], -1))
+            for a in (post[v].transpose("chain", "draw", ...).values for v in post.data_vars)
+        ]
+        r_eff = float(np.hstack(ess).mean()) / n_samples
     with np.errstate(all="ignore"):  # degenerate cells give NaN, as in ArviZ, without noise
         lw, khat = psis_log_weights(ll, r_eff)
     elpd_i = logsumexp(lw + ll, axis=0)

@@ -4,8 +4,9 @@
 (``arviz.loo``'s algorithm, vectorised over cells in ``hierarchical._psis``) from the
 pointwise log-likelihood of every observed cell (a predictor x turn count or score: leaving one
 out keeps its conversation, so the estimate is about new cells of the same conversations; it
-ranks how well structures describe the data, not how they generalise to new people). :func:`compare_structures`
-fits one outcome with several structures (:class:`~.spec.ModelSpec`) and compares them with
+ranks how well structures describe the data, not how they generalise to new people).
+:func:`compare_structures` fits one outcome with several structures (:class:`~.spec.ModelSpec`)
+and compares them with
 ``arviz.compare``: the structure with the highest expected log predictive density is first,
 ``elpd_diff`` (``elpd - elpd of the best``: 0 or negative, ArviZ >= 1 convention) and its
 standard error ``dse`` say by how much the others fall short (a difference within about two

@@ -103,7 +103,7 @@ def test_vectorised_diagnostics_are_arvizs_on_awkward_draws(n_chain, n_draw):
     import arviz as az
     import xarray as xr
 
-    from attunestats.hierarchical._diagnostics import rhat_ess
+    from attunestats.hierarchical._diagnostics import ess_mean, rhat_ess
 
     rng = np.random.default_rng(n_draw)
     p = 60
@@ -123,7 +123,8 @@ def test_vectorised_diagnostics_are_arvizs_on_awkward_draws(n_chain, n_draw):
         warnings.simplefilter("ignore")
         ref = (az.rhat(ds)["a"].values, az.ess(ds, method="bulk")["a"].values,
                az.ess(ds, method="tail")["a"].values)  # fmt: skip
-    for got, want in zip(rhat_ess(x), ref):
+        ref = ref + (az.ess(ds, method="mean")["a"].values,)  # PSIS-LOO's r_eff uses it
+    for got, want in zip((*rhat_ess(x), ess_mean(x)), ref):
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
         np.testing.assert_allclose(got, want, rtol=1e-12)
 
