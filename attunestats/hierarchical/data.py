@@ -162,10 +162,11 @@ def _turn_rows(
     """Rows (conversation x task x item x turn) and per-row arrays; adds a ``_row`` column to
     data (which has ``task`` and ``item`` columns)."""
     conv_ids = set(design["conversation_id"])
-    unknown = sorted(set(data["conversation_id"]) - conv_ids)
+    present = set(data["conversation_id"].unique())  # once: not per conversation of the design
+    unknown = sorted(present - conv_ids)
     if unknown:
         raise ValueError(f"{name} has conversation_id(s) not in design: {unknown[:5]}")
-    order = [c for c in design["conversation_id"] if c in set(data["conversation_id"])]
+    order = [c for c in design["conversation_id"] if c in present]
     lv = _levels(design, order, reference_group)
     k_index = {c: i for i, c in enumerate(order)}
     t_index = {t: i for i, t in enumerate(tasks)}
