@@ -43,7 +43,8 @@ random-effect scale's prior by ``ModelSpec(scale_priors=...)``, defaults in
                                     sigma ~ HalfNormal(0.5)
 ``predictor_participant``           sigma * ZeroSumNormal(1) over predictors, per participant;
                                     sigma ~ HalfNormal(0.5)
-``predictor_conversation``          the same per conversation; sigma ~ HalfNormal(0.5)
+``predictor_conversation``          the same per conversation; sigma ~ Gamma(2, 4) (mean 0.5;
+                                    left out for one score per predictor x conversation)
 ``topic_effect`` (v)                ZeroSumNormal(sigma_topic); sigma_topic ~ Gamma(2, 2)
                                     (mean 1, mode 0.5, density 0 at 0: boundary-avoiding,
                                     see :mod:`~.spec`)
@@ -118,6 +119,7 @@ by nutpie, the default), checked against each other in the tests.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -308,7 +310,33 @@ class HierarchicalModel:
 
     @property
     def has_predictor_conversation(self) -> bool:
-        return self.has_predictor_effect and self.spec.has("predictor:conversation")
+        """The ``predictor:conversation`` term, unless the data cannot tell it from the residual.
+
+        It is left out when every predictor x conversation has at most one observed cell and that
+        cell's residual has a free scale (an ordered-beta score, e.g. a conversation-level
+        holistic outcome, or a beta-binomial cell): each deviation would then have a single
+        observation, its variance and the residual's (the precision, the overdispersion) trade
+        off along a ridge, and the sampler's scale wanders along it. Measured on the paper-sized
+        bundled release, holistic outcome, 4 chains x 2,000 draws: with the term max r_hat 1.05
+        and bulk ESS 142 for ``sigma_predictor_conversation`` (1.047 / 126 with a gamma prior on
+        it), without it 1.010 / 1,212, in half the time.
+        """
+        return (
+            self.has_predictor_effect
+            and self.spec.has("predictor:conversation")
+            and not self._one_cell_per_predictor_conversation
+        )
+
+    @functools.cached_property
+    def _one_cell_per_predictor_conversation(self) -> bool:
+        """At most one observed cell per predictor x conversation, with a free residual scale."""
+        if self.family == "binomial" and not self.has_overdispersion:
+            return False  # binomial cells: the deviation is extra-binomial variation, identified
+        cells = self.cells()
+        k = np.asarray(self.conversation_of_row)[cells["r"]]
+        n_k = len(self.conversations)
+        counts = np.bincount(cells["m"] * n_k + k, minlength=self.n_predictors * n_k)
+        return bool(counts.max(initial=0) <= 1)
 
     @property
     def has_item(self) -> bool:

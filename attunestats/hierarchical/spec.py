@@ -12,7 +12,9 @@ tasks are modelled). On top of them a :class:`ModelSpec` switches the optional t
                            intervals include the spread of that variation.
 ``predictor:conversation`` each conversation's deviation per predictor (same form, per
                            conversation): the models' differences vary across conversations
-                           beyond their topic and participant.
+                           beyond their topic and participant. Left out where each predictor
+                           x conversation has one score (conversation-level outcomes): there
+                           it cannot be told from the residual.
 ``predictor:topic``        predictor x topic interaction (zero sum over predictors and topics).
 ``predictor:diagnosis``    predictor x diagnosis-group interaction (zero sum over predictors; 0
                            for the reference group).
@@ -49,8 +51,8 @@ Priors of the random-effect scales (``sigma_*``). Each scale has a prior scale `
                 Psychometrika 78(4), 685-709).
 ==============  ==========================================================================
 
-``sigma_topic`` and ``sigma_item`` have the gamma prior by default, every other scale the
-half-normal one. Why ``sigma_topic``: with
+``sigma_topic``, ``sigma_item`` and ``sigma_predictor_conversation`` have the gamma prior by
+default, every other scale the half-normal one. Why ``sigma_topic``: with
 12 topics, conversations that do not separate topic from participant, and a topic spread small
 against the conversation spread, the likelihood cannot rule out ``sigma_topic = 0``; under the
 half-normal the posterior of some replicates sits near 0, the topic effects are shrunk to nearly
@@ -68,6 +70,12 @@ effects form a funnel's neck; a short fit of the bundled simulated release stuck
 divergent transitions in 300 draws), and over eight further seeds of the same short fit the
 gamma prior gave no divergence (the half-normal 2) and a larger minimum bulk ESS in most
 (benchmarks/RESULTS.md). Item effects are not among the quantities the package reports.
+``sigma_predictor_conversation`` has it for a sampling reason too: the full build's fits of the
+bundled simulated release (4 chains x 2,000 draws, its seed) failed the diagnostics gate on that
+scale under the half-normal (behaviour max r_hat 1.016; emotion F1 1.019 and bulk ESS 320) and
+passed under the gamma prior (1.005 and ESS 1,058; 1.009 and 570). The recovery table of
+benchmarks/RESULTS.md was measured with the half-normal on this scale; with the gamma prior on
+every scale (the 8 replicates above) contrast intervals were 3-4% wider, not narrower.
 
 A structure can be written as a string: a base (``default``, ``legacy`` or ``base``) followed by
 ``+ term`` / ``- term``, then optionally ``;`` and, separated by commas, prior scales
@@ -161,7 +169,11 @@ FAMILIES: tuple[str, ...] = ("halfnormal", "gamma")
 #: Default family of each random-effect scale; ``ModelSpec(scale_priors=...)`` overrides.
 SCALE_FAMILIES: Mapping[str, str] = MappingProxyType(
     {
-        name: ("gamma" if name in ("sigma_topic", "sigma_item") else "halfnormal")
+        name: (
+            "gamma"
+            if name in ("sigma_topic", "sigma_item", "sigma_predictor_conversation")
+            else "halfnormal"
+        )
         for name in SCALE_PRIORS
     }
 )
@@ -176,7 +188,9 @@ class ModelSpec:
     terms : sequence of str
         Optional terms (:data:`TERMS`); default :data:`DEFAULT_TERMS`. A term the data cannot
         carry (``item`` without item ids, ``turn`` for a conversation-level outcome,
-        interactions with a single predictor, topic or group) is left out of that model.
+        ``predictor:conversation`` with one score per predictor and conversation, where it
+        is the residual, interactions with a single predictor, topic or group) is left out of
+        that model.
     priors : mapping of str to float
         Prior scales overriding :data:`PRIORS` (positive numbers).
     scale_priors : mapping of str to str
