@@ -19,9 +19,12 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed
 
-## Main job: rebuild every table and figure from the bundled simulated release.
+## Main job: rebuild every table and figure from the bundled simulated release. Fits that fail the
+## MCMC diagnostics gate are stamped "diagnostics failed" in every output built from them and
+## listed in MANIFEST.json and at the end of the build; without --allow-failed-fits the build
+## would exit 1 on them (on the bundled release two of the four fits fail narrowly: README).
 reproduce: setup
-	$(VENV)/bin/attunestats reproduce
+	$(VENV)/bin/attunestats reproduce --allow-failed-fits
 
 ## Notebooks: the jupytext sources notebooks/NN_*.py are edited; this syncs their paired .ipynb.
 notebooks: setup
