@@ -22,7 +22,7 @@ setup: $(VENV)/.installed
 ## Main job: rebuild every table and figure from the bundled simulated release. Fits that fail the
 ## MCMC diagnostics gate are stamped "diagnostics failed" in every output built from them and
 ## listed in MANIFEST.json and at the end of the build; without --allow-failed-fits the build
-## would exit 1 on them (on the bundled release two of the four fits fail narrowly: README).
+## would exit 1 on them (on the bundled release some fits miss the gate narrowly: README).
 reproduce: setup
 	$(VENV)/bin/attunestats reproduce --allow-failed-fits
 
