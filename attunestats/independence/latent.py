@@ -32,6 +32,7 @@ fires more often (some fit has max r-hat just above 1.01 in about half of the da
 
 from __future__ import annotations
 
+import threading
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -53,6 +54,7 @@ from attunestats.independence._matrix import (
 from attunestats.independence.reliability import model_noise_covariances
 
 _COMPILED: dict[tuple[int, int, float], Any] = {}
+_SAMPLING = threading.Lock()
 
 
 def prior_prob_abs_below(threshold: float, *, n_metrics: int, eta: float) -> float:
@@ -324,9 +326,10 @@ def _sample(data: MetricMatrix, eta: float, *, draws: int, tune: int, chains: in
     import xarray as xr
 
     compiled = _compiled(M, K, float(eta))
-    compiled.model.set_data("yw", yw)  # the shared variables of the compiled function
-    compiled.model.set_data("linv", linv)
-    with warnings.catch_warnings():
+    # the data live in the compiled function's shared variables: one fit at a time per process
+    with _SAMPLING, warnings.catch_warnings():
+        compiled.model.set_data("yw", yw)
+        compiled.model.set_data("linv", linv)
         warnings.simplefilter("ignore")
         dt = nutpie.sample(
             _nutpie_model(compiled, seed),
