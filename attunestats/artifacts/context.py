@@ -45,8 +45,8 @@ DEFAULT_ROOT_SEED = 20260521
 # Full MCMC: 4 chains x (1,000 tuning + 2,000 draws). With 1,000 draws the paper-sized behaviour
 # model failed the gate on one of ~900 parameters (r_hat 1.0105, bulk ESS >= 1,042 everywhere);
 # 2,000 draws make R-hat's own noise small enough for the 1.01 threshold across that many.
-# 2,000 tuning steps were tried (2026-12-06): the full build took 2,233 s instead of ~1,400 s
-# and two of the four fits still failed the gate narrowly (benchmarks/RESULTS.md).
+# 2,000 tuning steps were tried (2026-12-06): a third more fitting time, and two of the four
+# fits still failed the gate narrowly (benchmarks/RESULTS.md).
 FULL: Mapping[str, Any] = {
     "n_resamples": 10_000,  # bootstrap resamples
     "mcmc_draws": 2_000,  # posterior draws per chain

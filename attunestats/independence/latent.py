@@ -10,12 +10,8 @@ Model (per model ``m``, metrics standardised by their across-model mean and sd):
 model removed (:func:`~attunestats.independence.reliability.model_noise_covariances`), treated as
 known. The likelihood is written in whitened form (``L_m^-1 y_m ~ N(L_m^-1 theta_m, I)`` with
 ``Sigma_m = L_m L_m'``) and ``theta`` is non-centred (``theta = mu + z chol'``), so the model is
-small and samples in seconds with nutpie. The log density and its gradient are PyTensor's
-C-compiled function of the PyMC model (``Model.logp_dlogp_function``; PyTensor caches the C code
-on disk, so a new process reuses it) behind nutpie's Python-function interface: nutpie's own
-``compile_pymc_model`` translates the graph to numba in every process, 10-25 s per report on
-2 cores, more than the sampling. The compiled function is cached per (M, K, eta) in the process
-and new data are set in its shared variables, so repeated fits (simulation studies) compile once.
+small and samples in seconds with nutpie. The compiled model is cached per (M, K, eta) and new
+data are swapped in with ``with_data``, so repeated fits (simulation studies) compile once.
 
 ``R`` is the correlation of true skills in the population of models; with M = 11 its posterior is
 wide and the LKJ prior matters: the prior probability that ``|rho| < threshold`` is reported next
@@ -32,7 +28,6 @@ fires more often (some fit has max r-hat just above 1.01 in about half of the da
 
 from __future__ import annotations
 
-import threading
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -54,7 +49,6 @@ from attunestats.independence._matrix import (
 from attunestats.independence.reliability import model_noise_covariances
 
 _COMPILED: dict[tuple[int, int, float], Any] = {}
-_SAMPLING = threading.Lock()
 
 
 def prior_prob_abs_below(threshold: float, *, n_metrics: int, eta: float) -> float:
@@ -85,92 +79,15 @@ def _build_model(n_models: int, n_metrics: int, eta: float) -> Any:
     return model
 
 
-#: Posterior variables kept from each draw (the diagnostics run over all of them).
-_KEPT = ("mu", "chol_stds", "chol_corr", "z")
+def _compiled(n_models: int, n_metrics: int, eta: float) -> Any:
+    import nutpie
 
-
-@dataclass
-class _Compiled:
-    """The model's C-compiled log density + gradient (raveled unconstrained values) and the map
-    from the unconstrained values to the kept variables, for one (M, K, eta)."""
-
-    model: Any
-    logp_dlogp: Any
-    kept: Any  # point dict -> list of arrays of _KEPT
-    slices: list[tuple[str, slice, tuple[int, ...]]]
-    initial: np.ndarray
-    ndim: int
-
-
-def _compiled(n_models: int, n_metrics: int, eta: float) -> _Compiled:
     key = (n_models, n_metrics, float(eta))
     if key not in _COMPILED:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model = _build_model(n_models, n_metrics, eta)
-            point = model.initial_point()
-            values = model.continuous_value_vars  # the order of the raveled vector
-            slices, start = [], 0
-            for var in values:
-                shape = tuple(np.shape(point[var.name]))
-                size = int(np.prod(shape, dtype=int))
-                slices.append((var.name, slice(start, start + size), shape))
-                start += size
-            logp_dlogp = model.logp_dlogp_function(ravel_inputs=True, initial_point=point)
-            logp_dlogp.set_extra_values({})
-            outs = model.replace_rvs_by_values([model[name] for name in _KEPT])
-            kept = model.compile_fn(outs, inputs=values, point_fn=True, on_unused_input="ignore")
-            initial = np.concatenate([np.ravel(point[name]) for name, _, _ in slices])
-            _COMPILED[key] = _Compiled(model, logp_dlogp, kept, slices, initial.astype(float),
-                                       start)  # fmt: skip
+            _COMPILED[key] = nutpie.compile_pymc_model(_build_model(n_models, n_metrics, eta))
     return _COMPILED[key]
-
-
-def _nutpie_model(compiled: _Compiled, seed: int) -> Any:
-    """nutpie's model object: one copy of the compiled function per chain (PyTensor functions
-    hold their own storage and are not shared between threads), inits jittered uniformly in
-    (-1, 1) around PyMC's initial point on the unconstrained scale, as PyMC's ``jitter+adapt``."""
-    from nutpie.compiled_pyfunc import from_pyfunc
-
-    ndim = compiled.ndim
-
-    def make_logp():
-        fn = compiled.logp_dlogp.copy()
-        fn.set_extra_values({})
-
-        def logp(x: np.ndarray, **_: Any) -> tuple[float, np.ndarray]:
-            value, grad = fn(np.asarray(x, dtype=np.float64))
-            return float(value), np.asarray(grad, dtype=np.float64)
-
-        return logp
-
-    def make_expand(seed1: int, seed2: int, chain: int):
-        def expand(x: np.ndarray, **_: Any) -> dict[str, np.ndarray]:
-            return {"__q": np.array(x, dtype=np.float64, copy=True)}
-
-        return expand
-
-    def make_init(chain_seed: int) -> np.ndarray:
-        gen = np.random.default_rng(np.random.SeedSequence([seed % (2**63), int(chain_seed)]))
-        return compiled.initial + gen.uniform(-1.0, 1.0, ndim)
-
-    return from_pyfunc(
-        ndim, make_logp, make_expand, [np.dtype("float64")], [(ndim,)], ["__q"],
-        coords={"__dim": np.arange(ndim)}, dims={"__q": ("__dim",)},
-        make_initial_point_fn=make_init,
-    )  # fmt: skip
-
-
-def _constrained(compiled: _Compiled, q: np.ndarray) -> dict[str, np.ndarray]:
-    """The kept variables (chain, draw, ...) of unconstrained draws ``q`` (chain, draw, ndim)."""
-    n_chain, n_draw = q.shape[:2]
-    flat = q.reshape(n_chain * n_draw, -1)
-    out: dict[str, list[np.ndarray]] = {name: [] for name in _KEPT}
-    for row in flat:
-        point = {name: row[sl].reshape(shape) for name, sl, shape in compiled.slices}
-        for name, value in zip(_KEPT, compiled.kept(point), strict=True):
-            out[name].append(np.asarray(value, dtype=float))
-    return {name: np.stack(v).reshape((n_chain, n_draw, *v[0].shape)) for name, v in out.items()}
 
 
 def _whiten(estimate: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -323,16 +240,11 @@ def _sample(data: MetricMatrix, eta: float, *, draws: int, tune: int, chains: in
     M, K = est.shape
     noise = model_noise_covariances(data.bootstrap_distribution)
     yw, linv, _ = _whiten(est, noise)
-    import xarray as xr
-
-    compiled = _compiled(M, K, float(eta))
-    # the data live in the compiled function's shared variables: one fit at a time per process
-    with _SAMPLING, warnings.catch_warnings():
-        compiled.model.set_data("yw", yw)
-        compiled.model.set_data("linv", linv)
+    compiled = _compiled(M, K, float(eta)).with_data(yw=yw, linv=linv)
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        dt = nutpie.sample(
-            _nutpie_model(compiled, seed),
+        idata = nutpie.sample(
+            compiled,
             draws=draws,
             tune=tune,
             chains=chains,
@@ -341,17 +253,11 @@ def _sample(data: MetricMatrix, eta: float, *, draws: int, tune: int, chains: in
             progress_bar=False,
             save_warmup=False,
         )
-    q = np.asarray(dt["posterior"]["__q"].transpose("chain", "draw", "__dim").values)
-    draws_by_name = _constrained(compiled, q)
-    stats = dt["sample_stats"].to_dataset()
-    diverging = stats["diverging"].to_numpy()
+    post = idata.posterior
+    names = [v for v in ("mu", "chol_stds", "chol_corr", "z") if v in post]
+    draws_by_name = {v: post[v].to_numpy() for v in names}
+    diverging = idata.sample_stats["diverging"].to_numpy()
     diag = diagnose(draws_by_name, diverging, rhat_limit=rhat_limit, ess_limit=ess_limit)
-    posterior = xr.Dataset({
-        name: (("chain", "draw", *(f"{name}_dim_{i}" for i in range(v.ndim - 2))), v)
-        for name, v in draws_by_name.items()
-    })  # fmt: skip
-    keep = [v for v in stats.data_vars if v != "unconstrained_draw"]
-    idata = xr.DataTree.from_dict({"posterior": posterior, "sample_stats": stats[keep]})
     return draws_by_name["chol_corr"], diag, idata
 
 
