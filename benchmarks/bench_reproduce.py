@@ -1,8 +1,9 @@
 """Benchmark: `attunestats reproduce` on the bundled simulated release, full mode against fast mode.
 
 Issue 8's target: the full build (10,000 bootstrap resamples, 4 chains x (1,000 + 2,000) MCMC
-draws) finishes in under 15 minutes on this machine (2 cores); issue 20's, under 5 minutes. Both builds run in this process,
-one after the other, into temporary directories (``paper_figures/`` is not touched); the fast
+draws) finishes in under 15 minutes on this machine (2 cores); issue 20's, under 5 minutes.
+Both builds run in this process, one after the other, into temporary directories
+(``paper_figures/`` is not touched); the fast
 build is the baseline of the ratio. Prints the wall time of each artefact of the registry in both
 modes (an artefact that first needs a shared intermediate, e.g. the MCMC fits of
 ``fit-diagnostics``, carries its cost), the totals, the ratio and whether the target is met;
