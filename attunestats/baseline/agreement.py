@@ -14,41 +14,53 @@ Resampling
 ----------
 Ratings cluster by participant: every unit of a conversation, and every conversation of a
 participant, shares that person's way of annotating (and what they talked about). The default
-interval (``resample="participant"``) is therefore for the population of participants: the
-delete-one-participant jackknife of alpha with a ``t`` interval on ``P - 1`` degrees of freedom
-(``P`` participants with rated units). Alpha is a ratio of sums of unit contributions
-(Krippendorff's coincidences, :mod:`attunestats.agreement.alpha`), so deleting a participant is a
-zero weight on that participant's units: every replicate is exact and all of them (for every rater
-subset of an annotation type) come from one matrix product. Differences of alphas (rater-rater
-minus rater-participant) are the same linear combination of the replicates, with a t test on
-``P - 1`` df, so their interval excludes 0 exactly when ``p < 1 - confidence_level``.
+interval (``resample="participant"``, ``method="bootstrap-t"``) is therefore for the population of
+participants: the participant bootstrap-t (percentile-t; Efron and Tibshirani 1993, ch. 12;
+Davison and Hinkley 1997, sec. 5.2). Each resample draws the ``P`` participants with replacement,
+and its alpha is studentized by the delete-one-participant jackknife SE computed *within* that
+resample; the interval takes the order statistics of those ``t*`` (equal-tailed), so it is not
+forced to be symmetric, and the p-value of a difference is the test the interval inverts (the
+interval excludes 0 exactly when ``p < 1 - confidence_level``). Alpha is a ratio of sums of unit
+contributions (Krippendorff's coincidences, :mod:`attunestats.agreement.alpha`), so a resample or
+a deleted participant is a vector of participant weights: every alpha is exact and all of them
+(every rater subset of an annotation type, ``B x (P + 1)`` weight vectors) come from matrix
+products. ``method="jackknife"`` gives the delete-one-participant jackknife with a symmetric ``t``
+interval on ``P - 1`` degrees of freedom (not random). Differences of alphas (rater-rater minus
+rater-participant) are the same linear combination of the resampled alphas and of the jackknife
+replicates, with the test from the same procedure.
 
-Why the jackknife and not the participant cluster bootstrap (measured; the study is in
-``tests/test_baseline_agreement.py``, synthetic ratings drawn there, not by the package's
-simulator): 3 raters, nominal (binary) and interval (half-point scale) ratings, 18 conversations
-of 8 units per participant, 5% missing ratings, conversation effects, and participants who differ
-in how well the raters can read them (rater accuracy on the logit scale, or rating noise on the
-log scale, shifted per participant with SD 0, 0.3 "mild" or 0.8 "strong"); true alpha from 2,000
-participants; 1,000 replications per cell (Monte Carlo SE of a coverage 0.007). Coverage of
-95% intervals, jackknife t / percentile participant bootstrap, for 6 / 11 / 20 participants:
+Why the bootstrap-t (measured; the study is in ``tests/baseline/test_agreement_participants.py``,
+synthetic ratings drawn there, not by the package's simulator): 3 raters, nominal (binary) and
+interval (half-point scale) ratings, 18 conversations of 8 units per participant, 5% missing
+ratings, conversation effects, and participants who differ in how well the raters can read them
+(rater accuracy on the logit scale, or rating noise on the log scale, shifted per participant
+with SD 0, 0.3 "mild" or 0.8 "strong"); true alpha from 2,000 participants; 1,000 replications
+per cell (Monte Carlo SE of a coverage 0.007), 1,000 resamples. Coverage of 95% intervals for
+6 / 11 / 20 participants, 2026-12-06:
 
-=================  ======================  ======================
-setting            nominal                 interval
-=================  ======================  ======================
-none (SD 0)        .945 .950 .958 /        .955 .945 .945 /
-                   .834 .902 .930          .852 .906 .910
-mild (SD 0.3)      .939 .943 .963 /        .941 .942 .941 /
-                   .845 .913 .935          .854 .895 .912
-strong (SD 0.8)    .895 .939 .945 /        .888 .884 .912 /
-                   .814 .901 .925          .770 .825 .876
-=================  ======================  ======================
+=================  ====================  ====================  ====================
+setting            method                nominal               interval
+=================  ====================  ====================  ====================
+none (SD 0)        bootstrap-t           .949 .947 .961        .949 .940 .932
+none (SD 0)        jackknife t           .953 .953 .956        .962 .934 .936
+none (SD 0)        percentile bootstrap  .858 .897 .937        .854 .898 .909
+mild (SD 0.3)      bootstrap-t           .952 .948 .957        .946 .945 .941
+mild (SD 0.3)      jackknife t           .947 .948 .951        .945 .936 .933
+mild (SD 0.3)      percentile bootstrap  .853 .889 .920        .849 .893 .913
+strong (SD 0.8)    bootstrap-t           .939 .947 .960        .908 .923 .920
+strong (SD 0.8)    jackknife t           .914 .921 .937        .880 .888 .891
+strong (SD 0.8)    percentile bootstrap  .837 .889 .909        .776 .837 .865
+=================  ====================  ====================  ====================
 
-The jackknife t interval holds its level when participants differ not at all or mildly, and it
-covers better than the participant bootstrap in every cell (the bootstrap's percentile intervals
-are too narrow by about ``sqrt((P - 1) / P)`` and lack a small-sample t correction). When
-participants differ strongly in how readable they are, a few participants dominate the variance
-and the jackknife t undercovers as well (0.89-0.90 with 6 participants; 0.88-0.91 for interval
-ratings with up to 20): read its intervals as optimistic in that case.
+Both studentized intervals hold their level when participants differ not at all or mildly; the
+percentile participant bootstrap is too narrow (by about ``sqrt((P - 1) / P)``, with no
+small-sample correction). When participants differ strongly, a few participants dominate the
+variance and alpha's sampling distribution is skewed: the jackknife t misses almost always on the
+same side (0.88-0.94), the bootstrap-t, which learns the skewness from the resamples, keeps
+nominal ratings in band (0.94-0.96) and brings interval ratings to 0.91-0.92 (still somewhat
+optimistic there). The price is width: median bootstrap-t intervals are 2-31% wider than the
+jackknife's (the most with 6 participants and strong differences), and with very few
+participants a resample occasionally gives a very long interval.
 
 The conditional analyses stay available by name: ``resample="conversation"`` (cluster bootstrap
 over conversations, *these* participants: conversations are drawn with replacement and every unit
@@ -95,6 +107,7 @@ from attunestats.baseline.annotations import (
 from attunestats.baseline.kernel import (
     _alpha_subsets,
     _AlphaKernel,
+    _bootstrap_t,
     _jackknife_t,
     _percentile,
     _spawned,
@@ -113,6 +126,8 @@ __all__ = [
 ]
 
 RESAMPLE = ("participant", "conversation", "unit")
+#: Interval methods for ``resample="participant"``.
+METHODS = ("bootstrap-t", "jackknife")
 _RESAMPLE_ESTIMAND = {
     "participant": "participants",
     "conversation": "these-participants",
@@ -141,12 +156,14 @@ class RaterAgreementResult(ResultMixin):
         ``estimand``, ``n_resamples``, ``confidence_level``, ``seed``, ``simulated``).
     raters : tuple of str
     resample : str
-        ``"participant"`` (delete-one-participant jackknife, t; the default), ``"conversation"``
-        (cluster bootstrap) or ``"unit"``.
+        ``"participant"`` (the default), ``"conversation"`` (cluster bootstrap) or ``"unit"``.
+    method : str
+        ``"bootstrap-t"`` (the default) or ``"jackknife"`` with ``resample="participant"``;
+        ``"percentile"`` for the other plans.
     bootstrap_distribution : dict of str to ndarray
-        Alpha in each resample, per annotation type (bootstraps).
+        Alpha in each resample, per annotation type (bootstraps, including the bootstrap-t).
     replicates : dict of str to ndarray
-        Alpha without each participant, per annotation type (participant jackknife).
+        Alpha without each participant, per annotation type (``resample="participant"``).
     """
 
     _title = "Agreement among the human raters"
@@ -162,6 +179,7 @@ class RaterAgreementResult(ResultMixin):
     confidence_level: float
     seed: int | str | None
     simulated: bool
+    method: str = "bootstrap-t"
     bootstrap_distribution: Mapping[str, np.ndarray] = field(repr=False, default_factory=dict)
     replicates: Mapping[str, np.ndarray] = field(repr=False, default_factory=dict)
 
@@ -175,7 +193,7 @@ class RaterAgreementResult(ResultMixin):
         )
 
     def _method(self) -> str:
-        return _resampling_words(self.resample)
+        return _resampling_words(self.resample, self.method)
 
     def _summary_meta(self) -> dict[str, str]:
         return {**super()._summary_meta(), "Raters": ", ".join(self.raters)}
@@ -188,7 +206,10 @@ class RaterAgreementResult(ResultMixin):
         ]
 
 
-def _resampling_words(resample: str) -> str:
+def _resampling_words(resample: str, method: str = "bootstrap-t") -> str:
+    if resample == "participant" and method == "bootstrap-t":
+        return ("participant bootstrap-t (percentile-t), studentized by the delete-one-participant "
+                "jackknife SE within each resample")  # fmt: skip
     if resample == "participant":
         return "delete-one-participant jackknife, t intervals on P - 1 df"
     unit = "over conversations (cluster)" if resample == "conversation" else "over rated units"
@@ -279,6 +300,7 @@ def rater_agreement(
     mode: str = "default",
     annotations: Sequence[str] | None = None,
     resample: Literal["participant", "conversation", "unit"] = "participant",
+    method: Literal["bootstrap-t", "jackknife"] = "bootstrap-t",
     n_resamples: int = 2000,
     confidence_level: float = 0.95,
     rng: RNGLike = None,
@@ -295,9 +317,13 @@ def rater_agreement(
     annotations : sequence of str, optional
         Names of :data:`ANNOTATION_TYPES` (default: all).
     resample : {"participant", "conversation", "unit"}, default "participant"
-        Delete-one-participant jackknife with t intervals (population of participants), cluster
-        bootstrap over conversations, or bootstrap over the rated units (see the module
-        docstring).
+        Resampling of participants (the population of participants), cluster bootstrap over
+        conversations, or bootstrap over the rated units (see the module docstring).
+    method : {"bootstrap-t", "jackknife"}, default "bootstrap-t"
+        Interval of ``resample="participant"``: participant bootstrap-t (percentile-t,
+        studentized by the jackknife SE within each resample) or the delete-one-participant
+        jackknife with a t interval on ``P - 1`` df. Ignored by the other resampling plans
+        (percentile intervals).
     n_resamples : int, default 2000
         Bootstrap resamples (0: no interval); not used by the jackknife.
     confidence_level : float, default 0.95
@@ -319,12 +345,14 @@ def rater_agreement(
     raters = _check_raters(release, predictors, minimum=2)
     mode = _check_mode(release, mode, raters)
     resample = _check_choice(resample, "resample", RESAMPLE)  # type: ignore[assignment]
+    method = _check_choice(method, "method", METHODS)  # type: ignore[assignment]
     n_resamples = _check_resamples(n_resamples)
     level = _check_level(confidence_level)
     children = _spawned(check_rng(rng))
-    jackknife = resample == "participant"
+    jackknife = resample == "participant" and method == "jackknife"
+    boot_t = resample == "participant" and method == "bootstrap-t"
     participants = _participants_of(release)
-    rows, dists = [], {}
+    rows, dists, jack_reps = [], {}, {}
     nan = float("nan")
     for name in names:
         spec = ANNOTATION_TYPES[name]
@@ -349,9 +377,19 @@ def rater_agreement(
                     rng=children[name], participant_of_conversation=participants,
                 )  # fmt: skip
                 alpha = float(est[0])
-                lo_a, hi_a, se_a, df_a = _intervals(est, dist, resample, level)
-                lo, hi, se, df = float(lo_a[0]), float(hi_a[0]), float(se_a[0]), float(df_a[0])
-                n_bad = int(np.sum(~np.isfinite(dist[:, 0]))) if len(dist) else 0
+                if boot_t:
+                    jack_reps[name] = dist[:, 0]
+                    bt = _bootstrap_t(subs, dist.shape[0], contrasts=None,
+                                      n_resamples=n_resamples, rng=children[name], level=level)  # fmt: skip
+                    lo, hi = float(bt["ci_low"][0]), float(bt["ci_high"][0])
+                    se, df = float(bt["se"][0]), nan
+                    dist = bt["draws"]
+                    n_bad = int(bt["n_undefined"][0])
+                else:
+                    lo_a, hi_a, se_a, df_a = _intervals(est, dist, resample, level)
+                    lo, hi, se = float(lo_a[0]), float(hi_a[0]), float(se_a[0])
+                    df = float(df_a[0])
+                    n_bad = int(np.sum(~np.isfinite(dist[:, 0]))) if len(dist) else 0
                 _warn_undefined(name, n_bad, len(dist), jackknife=jackknife)
                 dists[name] = dist[:, 0]
                 n_units = subs[0].n_units
@@ -387,7 +425,8 @@ def rater_agreement(
     table = pd.DataFrame(rows)
     seed = None if jackknife else seed_record(rng)
     recorded = None if jackknife else n_resamples
-    _settings(table, resample, recorded, level, seed, _simulated(release))
+    method = method if resample == "participant" else "percentile"
+    _settings(table, resample, recorded, level, seed, _simulated(release), method)
     return RaterAgreementResult(
         table=table,
         raters=tuple(raters),
@@ -396,15 +435,16 @@ def rater_agreement(
         confidence_level=level,
         seed=seed,
         simulated=_simulated(release),
+        method=method,
         bootstrap_distribution=MappingProxyType({} if jackknife else dists),
-        replicates=MappingProxyType(dists if jackknife else {}),
+        replicates=MappingProxyType(dists if jackknife else jack_reps),
     )
 
 
 def _settings(table: pd.DataFrame, resample: str, n_resamples: int | None, level: float,
-              seed: int | str | None, simulated: bool) -> None:  # fmt: skip
+              seed: int | str | None, simulated: bool, method: str) -> None:  # fmt: skip
     table["resample"] = resample
-    table["method"] = _resampling_words(resample)
+    table["method"] = _resampling_words(resample, method)
     table["estimand"] = _RESAMPLE_ESTIMAND[resample]
     table["n_resamples"] = pd.Series([n_resamples] * len(table), dtype=object)
     table["confidence_level"] = level
@@ -432,10 +472,14 @@ class ParticipantAgreementResult(ResultMixin):
         One row per annotation type: ``alpha_rater_rater`` (mean over rater pairs),
         ``alpha_rater_participant`` (mean over raters), ``difference`` = rater-rater minus
         rater-participant, with a paired ``ci_low``, ``ci_high``, ``standard_error``, ``df`` and
-        two-sided ``pvalue`` (participant jackknife: t test on ``P - 1`` df, whose interval
-        excludes 0 exactly when ``pvalue < 1 - confidence_level``; bootstraps: percentile
-        interval and bootstrap p-value); positive differences mean the raters agree with each
-        other more than with the participants. (``summary()`` prints this table.)
+        two-sided ``pvalue`` (participant bootstrap-t, the default: the bootstrap-t test that
+        the interval inverts, never below ``2 / (B + 1)``; participant jackknife: t test on
+        ``P - 1`` df; either interval excludes 0 exactly when ``pvalue < 1 -
+        confidence_level``; conversation or unit bootstraps: percentile interval and bootstrap
+        p-value), ``n_participants``; positive differences mean the raters agree with each other
+        more than with the participants. (``summary()`` prints this table.)
+    resample, method, n_resamples, confidence_level, seed, simulated
+        As in :class:`RaterAgreementResult`.
     """
 
     _title = "Human raters against the participants"
@@ -452,6 +496,7 @@ class ParticipantAgreementResult(ResultMixin):
     confidence_level: float
     seed: int | str | None
     simulated: bool
+    method: str = "bootstrap-t"
     bootstrap_distribution: Mapping[str, np.ndarray] = field(repr=False, default_factory=dict)
     replicates: Mapping[str, np.ndarray] = field(repr=False, default_factory=dict)
 
@@ -466,7 +511,7 @@ class ParticipantAgreementResult(ResultMixin):
         )
 
     def _method(self) -> str:
-        return _resampling_words(self.resample)
+        return _resampling_words(self.resample, self.method)
 
     def _summary_parts(self) -> tuple[str, dict[str, str], pd.DataFrame, list[str]]:
         table = self.by_annotation[
@@ -508,6 +553,7 @@ def rater_vs_participant(
     mode: str = "default",
     annotations: Sequence[str] | None = None,
     resample: Literal["participant", "conversation", "unit"] = "participant",
+    method: Literal["bootstrap-t", "jackknife"] = "bootstrap-t",
     n_resamples: int = 2000,
     confidence_level: float = 0.95,
     rng: RNGLike = None,
@@ -526,8 +572,9 @@ def rater_vs_participant(
     release : Release
     predictors : sequence of str, optional
         The raters (default: every predictor of kind ``"human"``); at least one.
-    mode, annotations, resample, n_resamples, confidence_level, rng
-        As in :func:`rater_agreement`.
+    mode, annotations, resample, method, n_resamples, confidence_level, rng
+        As in :func:`rater_agreement`; the difference's p-value comes from the same procedure
+        as its interval (bootstrap-t, t test on ``P - 1`` df, or bootstrap).
 
     Returns
     -------
@@ -546,6 +593,7 @@ def rater_vs_participant(
     raters = _check_raters(release, predictors, minimum=1)
     mode = _check_mode(release, mode, raters)
     resample = _check_choice(resample, "resample", RESAMPLE)  # type: ignore[assignment]
+    method = _check_choice(method, "method", METHODS)  # type: ignore[assignment]
     n_resamples = _check_resamples(n_resamples)
     level = _check_level(confidence_level)
     children = _spawned(check_rng(rng))
@@ -553,14 +601,22 @@ def rater_vs_participant(
     part_pairs = [(r, PARTICIPANT) for r in raters]
     all_pairs = rater_pairs + part_pairs
     kinds = ["rater-rater"] * len(rater_pairs) + ["rater-participant"] * len(part_pairs)
-    jackknife = resample == "participant"
+    jackknife = resample == "participant" and method == "jackknife"
+    boot_t = resample == "participant" and method == "bootstrap-t"
     participants = _participants_of(release)
-    pair_frames, annotation_rows, dists = [], [], {}
+    pair_frames, annotation_rows, dists, jack_reps = [], [], {}, {}
     nan = float("nan")
     n_pairs = len(all_pairs)
+    # paired difference: mean rater-rater alpha - mean rater-participant alpha
+    contrast = np.zeros(n_pairs)
+    if rater_pairs:
+        contrast[: len(rater_pairs)] = 1.0 / len(rater_pairs)
+    contrast[len(rater_pairs) :] = -1.0 / len(part_pairs)
     for name in names:
         spec = ANNOTATION_TYPES[name]
         frame = _ratings_of(name, release, raters, mode, participant=True)
+        bt: dict[str, np.ndarray] | None = None
+        n_part_used = nan
         est = np.full(n_pairs, nan)
         dist = np.full((0 if jackknife else n_resamples, n_pairs), nan)
         n_units = np.zeros(n_pairs, dtype=np.int64)
@@ -582,11 +638,26 @@ def rater_vs_participant(
                 )  # fmt: skip
                 if jackknife:
                     dist = np.full((d.shape[0], n_pairs), nan)
+                if boot_t:
+                    n_part_used = d.shape[0]
+                    jack_reps[name] = np.full((d.shape[0], n_pairs), nan)
+                    jack_reps[name][:, idx] = d
+                    whole = len(idx) == n_pairs and bool(rater_pairs)
+                    bt = _bootstrap_t(subs, d.shape[0],
+                                      contrasts=contrast[idx][:, None] if whole else None,
+                                      n_resamples=n_resamples, rng=children[name], level=level)  # fmt: skip
+                    d = bt["draws"][:, : len(idx)]
                 est[idx], dist[:, idx] = e, d
                 n_units[idx] = [s.n_units for s in subs]
                 if not spec.interval:
                     pa[idx] = [s.percent_agreement() for s in subs]
-        lo, hi, se, df = _intervals(est, dist, resample, level)
+        if boot_t:
+            lo, hi, se = np.full(n_pairs, nan), np.full(n_pairs, nan), np.full(n_pairs, nan)
+            df = np.full(n_pairs, nan)
+            if bt is not None:
+                lo[idx], hi[idx], se[idx] = (bt[k][: len(idx)] for k in ("ci_low", "ci_high", "se"))
+        else:
+            lo, hi, se, df = _intervals(est, dist, resample, level)
         kappa = [
             _cohen(frame, spec, a, b) if kernel is not None else (nan, "") for a, b in all_pairs
         ]
@@ -611,11 +682,6 @@ def rater_vs_participant(
                 }
             )
         )
-        # paired difference: mean rater-rater alpha - mean rater-participant alpha
-        contrast = np.zeros(n_pairs)
-        if rater_pairs:
-            contrast[: len(rater_pairs)] = 1.0 / len(rater_pairs)
-        contrast[len(rater_pairs) :] = -1.0 / len(part_pairs)
         rr = float(np.mean(est[: len(rater_pairs)])) if rater_pairs else nan
         rp = float(np.mean(est[len(rater_pairs) :]))
         diff = rr - rp if rater_pairs else nan
@@ -624,6 +690,12 @@ def rater_vs_participant(
         if jackknife:
             d_se, d_lo, d_hi, d_df, d_p = _jackknife_t(np.array([diff]), d_dist[:, None], level)
             pval, d_df0 = float(d_p[0]), float(d_df[0])
+        elif boot_t:
+            d_df0 = pval = nan
+            d_lo, d_hi, d_se = np.full(1, nan), np.full(1, nan), np.full(1, nan)
+            if bt is not None and bt["estimate"].size > len(idx):  # the contrast column
+                d_lo, d_hi, d_se = bt["ci_low"][-1:], bt["ci_high"][-1:], bt["se"][-1:]
+                pval = float(bt["pvalue"][-1])
         else:
             d_lo, d_hi, d_se = _percentile(d_dist[:, None], level)
             pval = (
@@ -646,16 +718,17 @@ def rater_vs_participant(
                 "df": d_df0,
                 "pvalue": pval,
                 "n_raters": len(raters),
-                "n_participants": dist.shape[0] if jackknife else nan,
+                "n_participants": dist.shape[0] if jackknife else n_part_used,
             }
         )
     seed = None if jackknife else seed_record(rng)
     recorded = None if jackknife else n_resamples
+    method = method if resample == "participant" else "percentile"
     simulated = _simulated(release)
     pairs = pd.concat(pair_frames, ignore_index=True)
     by_annotation = pd.DataFrame(annotation_rows)
     for frame_ in (pairs, by_annotation):
-        _settings(frame_, resample, recorded, level, seed, simulated)
+        _settings(frame_, resample, recorded, level, seed, simulated, method)
     return ParticipantAgreementResult(
         pairs=pairs,
         by_annotation=by_annotation,
@@ -665,6 +738,7 @@ def rater_vs_participant(
         confidence_level=level,
         seed=seed,
         simulated=simulated,
+        method=method,
         bootstrap_distribution=MappingProxyType({} if jackknife else dists),
-        replicates=MappingProxyType(dists if jackknife else {}),
+        replicates=MappingProxyType(dists if jackknife else jack_reps),
     )

@@ -288,6 +288,97 @@ def _jackknife_t(
     return se, low, high, df, p
 
 
+def _jackknife_se(values: np.ndarray, replicates: np.ndarray, copies: np.ndarray) -> np.ndarray:
+    """Jackknife SE over ``P`` drawn participants (``copies`` of each: B x P) from the replicates
+    without one copy (B x P x K): ``se^2 = (P - 1) / P sum_p copies_p (r_p - mean r)^2``."""
+    n_part = copies.shape[1]
+    w = copies[:, :, None]
+    r = np.where(w > 0, replicates, 0.0)
+    mean = (w * r).sum(axis=1, keepdims=True) / n_part
+    with np.errstate(invalid="ignore"):
+        var = (n_part - 1.0) / n_part * (w * (r - mean) ** 2).sum(axis=1)
+    bad = np.isnan(np.where(w > 0, replicates, 0.0)).any(axis=1) | np.isnan(values)
+    return np.where(bad, np.nan, np.sqrt(var))
+
+
+def _bootstrap_t(
+    subs: Sequence[_Subset],
+    n_part: int,
+    *,
+    contrasts: np.ndarray | None,
+    n_resamples: int,
+    rng: np.random.Generator,
+    level: float,
+) -> dict[str, np.ndarray]:
+    """Participant bootstrap-t (percentile-t) intervals of alphas and of linear contrasts of them.
+
+    Columns: the ``S`` subsets' alphas, then ``contrasts`` (S x K) of them. Every resample draws
+    ``P`` participants with replacement; the studentized draw ``t* = (a* - a) / se*`` uses the
+    delete-one-participant jackknife SE computed *within* the resample (one copy deleted at a
+    time), the interval is ``[a - t*_(B-m+1) se, a - t*_(m) se]`` with the jackknife SE ``se``
+    of the data, ``t*_(i)`` the order statistics of the ``B`` finite ``t*`` and
+    ``m = ceil((1 - level) (B + 1) / 2) - 1``, and the two-sided p-value of ``H0: value = 0`` is
+    ``min(1, 2 min(1 + #(t* >= t0), 1 + #(t* <= t0)) / (B + 1))`` with ``t0 = a / se``: the
+    interval is the set of values this test does not reject at ``1 - level``, so it excludes 0
+    exactly when ``p < 1 - level`` (Efron and Tibshirani 1993, ch. 12; Davison and Hinkley 1997,
+    sec. 5.2). Returns ``estimate``, ``se``, ``ci_low``,
+    ``ci_high``, ``pvalue``, ``n_undefined`` (resamples without a finite ``t*``) and ``draws``
+    (the alphas and contrasts in each resample, B x (S + K)).
+    """
+    n_sub = len(subs)
+    c = np.zeros((n_sub, 0)) if contrasts is None else np.asarray(contrasts, dtype=float)
+    eye = np.eye(n_part)
+
+    def evaluate(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n_b = weights.shape[0]
+        # each resample and, for every participant, the resample without one copy of them
+        drop = np.repeat(weights, n_part, axis=0) - np.tile(eye, (n_b, 1))
+        ok = drop.min(axis=1) >= 0
+        a = np.empty((n_b, n_sub))
+        r = np.full((n_b * n_part, n_sub), np.nan)
+        for j, s in enumerate(subs):
+            a[:, j] = s.resampled(weights)
+            r[ok, j] = s.resampled(drop[ok])
+        a = np.concatenate([a, a @ c], axis=1)
+        r = r.reshape(n_b, n_part, n_sub)
+        r = np.concatenate([r, r @ c], axis=2)
+        return a, _jackknife_se(a, r, weights)
+
+    est, se = evaluate(np.ones((1, n_part)))
+    est, se = est[0], se[0]
+    draws, t_draws = [], []
+    for w in _cluster_weights(rng, n_part, n_resamples):
+        a, s = evaluate(w)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = (a - est) / s
+        t[~np.isfinite(t) | ~(s > 0)] = np.nan
+        draws.append(a)
+        t_draws.append(t)
+    k = est.size
+    draws_ = np.concatenate(draws) if draws else np.empty((0, k))
+    t_all = np.concatenate(t_draws) if t_draws else np.empty((0, k))
+    low, high, pvalue = np.full(k, np.nan), np.full(k, np.nan), np.full(k, np.nan)
+    n_bad = np.sum(np.isnan(t_all), axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t0 = est / se
+    for j in range(k):
+        t = np.sort(t_all[:, j][~np.isnan(t_all[:, j])])
+        b = t.size
+        if b == 0 or not np.isfinite(est[j]) or not se[j] > 0:
+            continue
+        m = int(np.ceil((1.0 - level) * (b + 1) / 2.0 - 1e-9)) - 1
+        if m >= 1:
+            low[j] = est[j] - t[b - m] * se[j]
+            high[j] = est[j] - t[m - 1] * se[j]
+        else:  # too few resamples for this level: the interval is unbounded
+            low[j], high[j] = -np.inf, np.inf
+        upper = 1 + np.sum(t >= t0[j])
+        lower = 1 + np.sum(t <= t0[j])
+        pvalue[j] = min(1.0, 2.0 * min(upper, lower) / (b + 1))
+    return {"estimate": est, "se": se, "ci_low": low, "ci_high": high, "pvalue": pvalue,
+            "n_undefined": n_bad, "draws": draws_}  # fmt: skip
+
+
 def _spawned(generator: np.random.Generator) -> dict[str, np.random.Generator]:
     """One child generator per annotation type (all spawned, so a subset gets the same ones)."""
     children = generator.spawn(len(_ANNOTATION_ORDER))

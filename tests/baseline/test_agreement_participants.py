@@ -1,18 +1,21 @@
 """Agreement intervals for the population of participants (issue 16 item 1).
 
-The default interval of :func:`rater_agreement` / :func:`rater_vs_participant` is the
-delete-one-participant jackknife of Krippendorff's alpha with a t interval on ``P - 1`` df.
+The default interval of :func:`rater_agreement` / :func:`rater_vs_participant` is the participant
+bootstrap-t of Krippendorff's alpha (each resample studentized by its own delete-one-participant
+jackknife SE); ``method="jackknife"`` gives the jackknife with a t interval on ``P - 1`` df.
 
 Independent references:
 * a hand loop over participants: drop the participant's conversations, build the reliability
   matrix here and call the ``krippendorff`` package; the replicates, the jackknife SE, the t
   interval (``scipy.stats.t``) and the paired difference's t test are recomputed from those;
+* a hand loop over bootstrap resamples: each resample's ratings built here (a drawn participant's
+  conversations once per copy), alpha and the within-resample jackknife SE from the
+  ``krippendorff`` package, the interval from the order statistics of t*;
 * a coverage study on synthetic ratings drawn here (not by the package's simulator): raters whose
   accuracy (nominal) or noise (interval) varies between participants, conversation effects,
   missing ratings; the true alpha is the population value, computed once from 2,000 participants.
-  The jackknife t interval is compared with the percentile participant cluster bootstrap. Monte
-  Carlo SE of a coverage near 0.95 with R replications: sqrt(0.95 * 0.05 / R).
-"""
+  The bootstrap-t and the jackknife t are compared with the percentile participant cluster
+  bootstrap. Monte Carlo SE of a coverage near 0.95 with R replications: sqrt(0.95 * 0.05 / R)."""
 
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from attunestats import baseline as bl
 from attunestats.baseline.kernel import (
     _alpha_subsets,
     _AlphaKernel,
+    _bootstrap_t,
     _cluster_weights,
     _jackknife_t,
     _participant_codes,
@@ -80,7 +84,7 @@ def test_jackknife_replicates_equal_a_loop_over_participants(release, name):
         mat = _matrix(sub, unit_cols, RATERS, codes)
         by_hand.append(float(krippendorff.alpha(reliability_data=mat, level_of_measurement=level)))
     by_hand = np.array(by_hand)
-    res = bl.rater_agreement(release, annotations=[name])
+    res = bl.rater_agreement(release, annotations=[name], method="jackknife")
     np.testing.assert_allclose(res.replicates[name], by_hand, rtol=0, atol=1e-10)
     full = float(krippendorff.alpha(reliability_data=_matrix(long, unit_cols, RATERS, codes),
                                     level_of_measurement=level))  # fmt: skip
@@ -121,7 +125,7 @@ def test_rater_vs_participant_difference_is_a_t_test_on_the_jackknife(release):
     reps = np.array([contrast(long.loc[long["participant"] != p]) for p in ids])
     n = len(ids)
     se = np.sqrt((n - 1) / n * np.sum((reps - reps.mean()) ** 2))
-    res = bl.rater_vs_participant(release, annotations=[name])
+    res = bl.rater_vs_participant(release, annotations=[name], method="jackknife")
     row = res.by_annotation.iloc[0]
     assert row["difference"] == pytest.approx(full, abs=1e-10)
     assert row["standard_error"] == pytest.approx(se, rel=1e-8)
@@ -136,15 +140,89 @@ def test_conversation_and_unit_bootstraps_stay_available_by_name(release):
     kw = dict(annotations=["pairwise"], n_resamples=300, rng=3)
     conv = bl.rater_agreement(release, resample="conversation", **kw).to_frame().iloc[0]
     unit = bl.rater_agreement(release, resample="unit", **kw).to_frame().iloc[0]
-    jack = bl.rater_agreement(release, annotations=["pairwise"]).to_frame().iloc[0]
+    jack = bl.rater_agreement(release, annotations=["pairwise"], method="jackknife")
+    jack = jack.to_frame().iloc[0]
     assert conv["estimand"] == "these-participants" and np.isnan(conv["df"])
     assert unit["estimand"].startswith("these-participants")
     assert conv["alpha"] == unit["alpha"] == jack["alpha"]
     assert jack["n_resamples"] is None and conv["n_resamples"] == 300
 
 
+def _copies(long: pd.DataFrame, mult: dict[str, int]) -> pd.DataFrame:
+    """The resampled ratings: participant p's rows ``mult[p]`` times, each copy its own units."""
+    parts = [long.loc[long["participant"] == p].assign(copy=k)
+             for p, m in mult.items() for k in range(m)]  # fmt: skip
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_bootstrap_t_equals_a_loop_over_resamples(release):
+    """The default interval (participant bootstrap-t) recomputed by hand: each resample's data
+    are built here (a drawn participant's ratings once per copy, as new units), alpha and the
+    within-resample jackknife SE (one copy left out at a time) come from the ``krippendorff``
+    package, and the interval and p-value from the order statistics of t* (the rule in
+    ``attunestats.baseline.kernel._bootstrap_t``). Only the multiplicities are taken from the
+    package (its random draws)."""
+    from attunestats.baseline.kernel import _spawned
+
+    name, level, n_boot, seed = "binary_om", 0.8, 30, 11
+    spec = bl.ANNOTATION_TYPES[name]
+    codes = {"no": 0, "yes": 1}
+    long = bl.annotation_ratings(release, annotations=[name])[name]
+    unit_cols = [*spec.unit_columns, "copy"]
+    conv = release.conversations
+    part_of = dict(zip(conv["conversation_id"], conv["participant_id"], strict=True))
+    long = long.assign(participant=long["conversation_id"].map(part_of))
+    ids = sorted(long["participant"].unique())
+    n = len(ids)
+
+    def alpha(mult):
+        mat = _matrix(_copies(long, mult), unit_cols, RATERS, codes)
+        return float(krippendorff.alpha(reliability_data=mat, level_of_measurement="nominal"))
+
+    def alpha_and_se(mult):
+        reps = {p: alpha({**mult, p: mult[p] - 1}) for p in ids if mult[p] > 0}
+        mean = sum(mult[p] * r for p, r in reps.items()) / n
+        var = (n - 1) / n * sum(mult[p] * (r - mean) ** 2 for p, r in reps.items())
+        return alpha(mult), np.sqrt(var)
+
+    est, se = alpha_and_se(dict.fromkeys(ids, 1))
+    gen = _spawned(np.random.default_rng(seed))[name]
+    weights = np.concatenate(_cluster_weights(gen, n, n_boot))
+    t_star = []
+    for w in weights:
+        a, s = alpha_and_se({p: int(k) for p, k in zip(ids, w, strict=True)})
+        t_star.append((a - est) / s)
+    t_star = np.sort(t_star)
+    m = int(np.ceil((1 - level) * (n_boot + 1) / 2)) - 1  # 3 with 30 resamples at 80%
+    res = bl.rater_agreement(release, annotations=[name], n_resamples=n_boot,
+                             confidence_level=level, rng=seed)  # fmt: skip
+    row = res.to_frame().iloc[0]
+    assert row["alpha"] == pytest.approx(est, abs=1e-10)
+    assert row["standard_error"] == pytest.approx(se, rel=1e-8)
+    assert row["ci_low"] == pytest.approx(est - t_star[n_boot - m] * se, abs=1e-9)
+    assert row["ci_high"] == pytest.approx(est - t_star[m - 1] * se, abs=1e-9)
+    assert row["method"].startswith("participant bootstrap-t") and np.isnan(row["df"])
+    assert row["estimand"] == "participants" and row["n_resamples"] == n_boot
+
+
+def test_bootstrap_t_difference_interval_and_test_agree(release):
+    """rater_vs_participant's default: for every annotation type the interval of the difference
+    excludes 0 exactly when p < 1 - level, at two levels; p is the two-sided bootstrap-t p-value,
+    never below 2 / (B + 1)."""
+    for level in (0.95, 0.8):
+        res = bl.rater_vs_participant(release, n_resamples=199, confidence_level=level, rng=5)
+        rows = res.by_annotation.dropna(subset=["pvalue"])
+        assert len(rows) >= 8
+        excludes = (rows["ci_low"] > 0) | (rows["ci_high"] < 0)
+        assert (excludes == (rows["pvalue"] < 1 - level)).all(), rows
+        assert (rows["pvalue"] >= 2 / 200 - 1e-12).all()
+        assert (
+            (rows["ci_low"] <= rows["difference"]) & (rows["difference"] <= rows["ci_high"])
+        ).all()
+
+
 # ------------------------------------------------------------------------------------------
-# coverage: jackknife t vs participant cluster bootstrap, on data drawn here
+# coverage: bootstrap-t, jackknife t and percentile participant bootstrap, on data drawn here
 # ------------------------------------------------------------------------------------------
 _SKILL = np.array([1.2, 0.8, 0.4])
 
@@ -188,18 +266,21 @@ _SPECS = {
 
 
 def _alpha_and_intervals(frame: pd.DataFrame, kind: str, rng: np.random.Generator,
-                         n_boot: int) -> tuple[float, tuple[float, float], tuple[float, float]]:  # fmt: skip
+                         n_boot: int) -> tuple[float, tuple[float, float], ...]:  # fmt: skip
+    """Alpha and its 95% intervals: jackknife t, percentile participant bootstrap, bootstrap-t."""
     spec = _SPECS[kind]
     kernel = _AlphaKernel(frame[["conversation_id", "scale", "rater", "value"]], spec)
     part_of = dict(zip(frame["conversation_id"], frame["participant"], strict=False))
-    est, reps, _ = _alpha_subsets(kernel, [["r1", "r2", "r3"]], resample="participant",
-                                  n_resamples=0, rng=None, participant_of_conversation=part_of)  # fmt: skip
+    est, reps, subs = _alpha_subsets(kernel, [["r1", "r2", "r3"]], resample="participant",
+                                     n_resamples=0, rng=None, participant_of_conversation=part_of)  # fmt: skip
     _, lo, hi, _, _ = _jackknife_t(est, reps, 0.95)
     codes, ids = _participant_codes(kernel, part_of)
     sub = kernel.subset(kernel.rows(["r1", "r2", "r3"]), codes, len(ids))
     boot = np.concatenate([sub.resampled(w) for w in _cluster_weights(rng, len(ids), n_boot)])
     b_lo, b_hi = np.nanquantile(boot, [0.025, 0.975])
-    return float(est[0]), (float(lo[0]), float(hi[0])), (float(b_lo), float(b_hi))
+    bt = _bootstrap_t(subs, len(ids), contrasts=None, n_resamples=n_boot, rng=rng, level=0.95)
+    return (float(est[0]), (float(lo[0]), float(hi[0])), (float(b_lo), float(b_hi)),
+            (float(bt["ci_low"][0]), float(bt["ci_high"][0])))  # fmt: skip
 
 
 @functools.cache
@@ -215,52 +296,57 @@ def _true_alpha(kind: str, part_sd: float = 0.8, n_part: int = 2000) -> float:
 def coverage_study(n_reps: int, participants=(6, 11, 20), kinds=("nominal", "interval"),
                    n_boot: int = 1000, seed: int = 2024, part_sd: float = 0.8,
                    n_truth: int = 2000) -> pd.DataFrame:  # fmt: skip
-    """Coverage of the true alpha by the jackknife t and the participant bootstrap intervals."""
+    """Coverage of the true alpha by the jackknife t, the percentile participant bootstrap and the
+    participant bootstrap-t intervals (and their median widths)."""
     rows = []
     root = np.random.SeedSequence(seed)
+    names = ("jackknife_t", "participant_bootstrap", "bootstrap_t")
     for kind in kinds:
         truth = _true_alpha(kind, part_sd, n_truth)
         for n_part in participants:
             gen = np.random.default_rng(root.spawn(1)[0])
-            jack = boot = 0
-            widths = [[], []]
+            hits = dict.fromkeys(names, 0)
+            widths: dict[str, list[float]] = {k: [] for k in names}
             for _ in range(n_reps):
-                _, (lo, hi), (b_lo, b_hi) = _alpha_and_intervals(
+                _, *intervals = _alpha_and_intervals(
                     _draw(kind, n_part, gen, part_sd=part_sd), kind, gen, n_boot
                 )
-                jack += lo <= truth <= hi
-                boot += b_lo <= truth <= b_hi
-                widths[0].append(hi - lo)
-                widths[1].append(b_hi - b_lo)
+                for k, (lo, hi) in zip(names, intervals, strict=True):
+                    hits[k] += lo <= truth <= hi
+                    widths[k].append(hi - lo)
             rows.append({"kind": kind, "participant_sd": part_sd, "participants": n_part,
-                         "true_alpha": truth,
-                         "jackknife_t": jack / n_reps, "participant_bootstrap": boot / n_reps,
-                         "width_jackknife": np.mean(widths[0]),
-                         "width_bootstrap": np.mean(widths[1]), "n_reps": n_reps,
-                         "mc_se": np.sqrt(0.95 * 0.05 / n_reps)})  # fmt: skip
+                         "true_alpha": truth, **{k: hits[k] / n_reps for k in names},
+                         **{f"median_width_{k}": np.median(widths[k]) for k in names},
+                         "n_reps": n_reps, "mc_se": np.sqrt(0.95 * 0.05 / n_reps)})  # fmt: skip
     return pd.DataFrame(rows)
 
 
-def test_jackknife_covers_in_a_small_study():
-    """CI version: 11 participants who differ mildly, 150 replications per kind; the jackknife
-    t must hold its level within Monte Carlo error (|cover - 0.95| < 4.5 MC SE) and cover at
-    least as well as the participant bootstrap (up to 2 MC SE)."""
+def test_participant_intervals_cover_in_a_small_study():
+    """CI version: 11 participants who differ mildly, 150 replications per kind; the default
+    bootstrap-t and the jackknife t must hold their level within Monte Carlo error
+    (|cover - 0.95| < 4.5 MC SE) and cover at least as well as the percentile participant
+    bootstrap (up to 2 MC SE)."""
     res = coverage_study(150, participants=(11,), n_boot=400, seed=7, part_sd=0.3, n_truth=600)
     for row in res.itertuples():
-        assert abs(row.jackknife_t - 0.95) < 4.5 * row.mc_se, res
-        assert row.jackknife_t >= row.participant_bootstrap - 2 * row.mc_se, res
+        for cover in (row.bootstrap_t, row.jackknife_t):
+            assert abs(cover - 0.95) < 4.5 * row.mc_se, res
+            assert cover >= row.participant_bootstrap - 2 * row.mc_se, res
 
 
 @pytest.mark.slow
-def test_jackknife_covers_in_the_full_study():
+def test_participant_intervals_cover_in_the_full_study():
     """6 / 11 / 20 participants, 1,000 replications per cell; the table in the docstring of
-    attunestats.baseline.agreement. No or mild participant differences: in band in every cell;
-    strong ones: below the band with few participants (documented), still at least as good as
-    the participant bootstrap in every cell."""
+    attunestats.baseline.agreement. No or mild participant differences: the bootstrap-t and the
+    jackknife t in band in every cell; strong ones: the bootstrap-t at least as good as the
+    jackknife t and the percentile bootstrap in every cell (interval ratings below the band with
+    few participants, documented) and in band for nominal ratings."""
     for part_sd in (0.0, 0.3, 0.8):
         res = coverage_study(1000, part_sd=part_sd)
         print(res.to_string())
         for row in res.itertuples():
-            assert row.jackknife_t >= row.participant_bootstrap - 2 * row.mc_se, res
+            assert row.bootstrap_t >= row.jackknife_t - 2 * row.mc_se, res
+            assert row.bootstrap_t >= row.participant_bootstrap - 2 * row.mc_se, res
+            if part_sd < 0.5 or row.kind == "nominal":
+                assert abs(row.bootstrap_t - 0.95) < 4.5 * row.mc_se, res
             if part_sd < 0.5:
                 assert abs(row.jackknife_t - 0.95) < 4.5 * row.mc_se, res

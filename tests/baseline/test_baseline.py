@@ -13,7 +13,8 @@ Independent references:
   error of a mean of paired per-conversation differences for the conversation bootstrap.
 
 The common ground and the participant estimand of humans vs models are tested in
-``test_baseline_ground.py``; the participant jackknife of alpha in ``test_baseline_agreement.py``.
+``test_baseline_ground.py``; the participant bootstrap-t and jackknife of alpha in
+``test_agreement_participants.py``.
 
 Monte Carlo tolerances: |z| < 4.5 (two-sided p ~ 7e-6 per check, as in test_simulate.py), with
 z from binomial standard errors (units are independent when the nuisance effects are off) or
