@@ -24,8 +24,9 @@ interval excludes 0 exactly when ``p < 1 - confidence_level``). Alpha is a ratio
 contributions (Krippendorff's coincidences, :mod:`attunestats.agreement.alpha`), so a resample or
 a deleted participant is a vector of participant weights: every alpha is exact and all of them
 (every rater subset of an annotation type, ``B x (P + 1)`` weight vectors) come from matrix
-products. ``method="jackknife"`` gives the delete-one-participant jackknife with a symmetric ``t``
-interval on ``P - 1`` degrees of freedom (not random). Differences of alphas (rater-rater minus
+products. An upper limit above 1 (alpha's maximum; with very few participants the bootstrap-t
+can be long) is reported as 1. ``method="jackknife"`` gives the delete-one-participant jackknife
+with a symmetric ``t`` interval on ``P - 1`` degrees of freedom (not random). Differences of alphas (rater-rater minus
 rater-participant) are the same linear combination of the resampled alphas and of the jackknife
 replicates, with the test from the same procedure.
 
@@ -423,6 +424,7 @@ def rater_agreement(
         )
         rows.append(row)
     table = pd.DataFrame(rows)
+    table["ci_high"] = table["ci_high"].clip(upper=1.0)  # alpha is at most 1
     seed = None if jackknife else seed_record(rng)
     recorded = None if jackknife else n_resamples
     method = method if resample == "participant" else "percentile"
@@ -726,6 +728,7 @@ def rater_vs_participant(
     method = method if resample == "participant" else "percentile"
     simulated = _simulated(release)
     pairs = pd.concat(pair_frames, ignore_index=True)
+    pairs["ci_high"] = pairs["ci_high"].clip(upper=1.0)  # alpha is at most 1
     by_annotation = pd.DataFrame(annotation_rows)
     for frame_ in (pairs, by_annotation):
         _settings(frame_, resample, recorded, level, seed, simulated, method)

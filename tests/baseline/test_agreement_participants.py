@@ -221,6 +221,22 @@ def test_bootstrap_t_difference_interval_and_test_agree(release):
         ).all()
 
 
+def test_bootstrap_t_with_three_participants_warns_and_stays_below_one():
+    """3 participants: some resamples draw one participant three times (no jackknife SE, so no
+    t*): they are counted with a warning, and no upper limit exceeds alpha's maximum of 1."""
+    from attunestats.errors import AttunestatsWarning
+
+    cfg = replace(SCENARIOS["paper"], n_conversations=8, n_participants=3, n_models=2)
+    docs = simulate_documents(cfg, rng=8)
+    small = release_from_documents(docs.conversations, docs.runs, docs.release_info)
+    with pytest.warns(AttunestatsWarning, match="undefined"):
+        table = bl.rater_agreement(small, n_resamples=200, rng=1).to_frame()
+    assert (table["n_participants"] <= 3).all() and (table["n_undefined_resamples"] > 0).any()
+    assert (table["ci_high"].dropna() <= 1.0).all() and table["ci_high"].notna().any()
+    pairs = bl.rater_vs_participant(small, n_resamples=200, rng=1).pairs
+    assert (pairs["ci_high"].dropna() <= 1.0).all()
+
+
 # ------------------------------------------------------------------------------------------
 # coverage: bootstrap-t, jackknife t and percentile participant bootstrap, on data drawn here
 # ------------------------------------------------------------------------------------------
