@@ -27,6 +27,7 @@ def baseline_tables(
     ground: Literal["common", "all"] = "common",
     estimand: Literal["participants", "these-participants"] = "participants",
     resample: Literal["participant", "conversation", "unit"] = "participant",
+    agreement_method: Literal["bootstrap-t", "jackknife"] = "bootstrap-t",
     agreement_resamples: int = 2000,
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
@@ -45,7 +46,10 @@ def baseline_tables(
     estimand : {"participants", "these-participants"}, default "participants"
         Humans vs models and claim (f): participant jackknife, or the conversation bootstrap.
     resample : {"participant", "conversation", "unit"}, default "participant"
-        Intervals of the agreement tables (participant jackknife, or a bootstrap).
+        Resampling of the agreement tables (participants, or a conditional bootstrap).
+    agreement_method : {"bootstrap-t", "jackknife"}, default "bootstrap-t"
+        Interval of the agreement tables with ``resample="participant"``
+        (:func:`~attunestats.baseline.rater_agreement`'s ``method``).
     agreement_resamples : int, default 2000
         Resamples of the agreement bootstraps (not used by the jackknife).
     n_resamples : int, default 10000
@@ -69,11 +73,11 @@ def baseline_tables(
         scores = score(release)
     g_agree, g_part, g_boot = check_rng(rng).spawn(3)
     agree = rater_agreement(
-        release, resample=resample, n_resamples=agreement_resamples,
+        release, resample=resample, method=agreement_method, n_resamples=agreement_resamples,
         confidence_level=confidence_level, rng=g_agree,
     )  # fmt: skip
     part = rater_vs_participant(
-        release, resample=resample, n_resamples=agreement_resamples,
+        release, resample=resample, method=agreement_method, n_resamples=agreement_resamples,
         confidence_level=confidence_level, rng=g_part,
     )  # fmt: skip
     hvm = humans_vs_models(

@@ -545,6 +545,12 @@ def test_tables_and_figures_are_labelled_simulated(paper):
     }  # fmt: skip
     for frame in tables.values():
         assert frame["simulated"].all()
+    assert tables["rater_agreement"]["method"].str.startswith("participant bootstrap-t").all()
+    jack = bl.baseline_tables(release, scores, agreement_method="jackknife", rng=1)
+    assert (
+        jack["rater_vs_participant_summary"]["df"]
+        == jack["rater_agreement"]["n_participants"].max() - 1
+    ).all()
     figs = [
         rb.plot_rater_agreement(tables["rater_agreement"], simulated=True),
         rb.plot_rater_vs_participant(tables["rater_vs_participant_summary"], simulated=True),
