@@ -24,6 +24,7 @@ from attunestats.errors import AttunestatsWarning
 __all__ = ["masi_matrix"]
 
 _BLOCK = 256  # resamples per block (memory ~ block x clusters x 8 bytes)
+_BT_ELEMENTS = 2_000_000  # bootstrap-t: weights of resamples x participants x participants at once
 
 
 # --------------------------------------------------------------------------------------------
@@ -347,13 +348,15 @@ def _bootstrap_t(
     est, se = evaluate(np.ones((1, n_part)))
     est, se = est[0], se[0]
     draws, t_draws = [], []
-    for w in _cluster_weights(rng, n_part, n_resamples):
-        a, s = evaluate(w)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            t = (a - est) / s
-        t[~np.isfinite(t) | ~(s > 0)] = np.nan
-        draws.append(a)
-        t_draws.append(t)
+    chunk = max(1, _BT_ELEMENTS // (n_part * n_part))  # resamples per evaluation (memory)
+    for block in _cluster_weights(rng, n_part, n_resamples):
+        for start in range(0, block.shape[0], chunk):
+            a, s = evaluate(block[start : start + chunk])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                t = (a - est) / s
+            t[~np.isfinite(t) | ~(s > 0)] = np.nan
+            draws.append(a)
+            t_draws.append(t)
     k = est.size
     draws_ = np.concatenate(draws) if draws else np.empty((0, k))
     t_all = np.concatenate(t_draws) if t_draws else np.empty((0, k))

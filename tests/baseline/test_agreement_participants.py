@@ -205,6 +205,19 @@ def test_bootstrap_t_equals_a_loop_over_resamples(release):
     assert row["estimand"] == "participants" and row["n_resamples"] == n_boot
 
 
+def test_bootstrap_t_is_the_same_in_small_chunks(release, monkeypatch):
+    """Many participants make the within-resample jackknife large (resamples x P x P weights), so
+    the resamples are evaluated in chunks; the chunk size must not change any number."""
+    from attunestats.baseline import kernel
+
+    kw = dict(annotations=["pairwise", "panas_totals"], n_resamples=40, rng=4)
+    whole = bl.rater_vs_participant(release, **kw)
+    monkeypatch.setattr(kernel, "_BT_ELEMENTS", 3 * 11 * 11)  # 3 resamples at a time
+    chunked = bl.rater_vs_participant(release, **kw)
+    pd.testing.assert_frame_equal(whole.pairs, chunked.pairs)
+    pd.testing.assert_frame_equal(whole.by_annotation, chunked.by_annotation)
+
+
 def test_bootstrap_t_difference_interval_and_test_agree(release):
     """rater_vs_participant's default: for every annotation type the interval of the difference
     excludes 0 exactly when p < 1 - level, at two levels; p is the two-sided bootstrap-t p-value,
