@@ -6,7 +6,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -48,8 +48,8 @@ print(ctx.banner())
 # %% [markdown]
 # ## Agreement among the raters
 #
-# Krippendorff's alpha among the human raters per annotation type, with participant-level
-# intervals (an attunestats addition).
+# Krippendorff's alpha among the human raters per annotation type, with intervals for the
+# population of participants (participant bootstrap-t; an attunestats addition).
 
 # %%
 agreement = ctx.build("rater-agreement")
