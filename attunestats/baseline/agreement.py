@@ -391,7 +391,7 @@ def rater_agreement(
                     lo, hi, se = float(lo_a[0]), float(hi_a[0]), float(se_a[0])
                     df = float(df_a[0])
                     n_bad = int(np.sum(~np.isfinite(dist[:, 0]))) if len(dist) else 0
-                _warn_undefined(name, n_bad, len(dist), jackknife=jackknife)
+                _warn_undefined(name, n_bad, len(dist), jackknife=jackknife, studentized=boot_t)
                 dists[name] = dist[:, 0]
                 n_units = subs[0].n_units
                 pairable = kernel.counts(kernel.rows(raters)).sum(1) >= 2
@@ -649,6 +649,8 @@ def rater_vs_participant(
                                       contrasts=contrast[idx][:, None] if whole else None,
                                       n_resamples=n_resamples, rng=children[name], level=level)  # fmt: skip
                     d = bt["draws"][:, : len(idx)]
+                    n_bad = int(bt["n_undefined"].max()) if bt["n_undefined"].size else 0
+                    _warn_undefined(name, n_bad, n_resamples, studentized=True)
                 est[idx], dist[:, idx] = e, d
                 n_units[idx] = [s.n_units for s in subs]
                 if not spec.interval:

@@ -388,10 +388,18 @@ def _spawned(generator: np.random.Generator) -> dict[str, np.random.Generator]:
     return dict(zip(_ANNOTATION_ORDER, children, strict=True))
 
 
-def _warn_undefined(name: str, n_bad: int, total: int, *, jackknife: bool = False) -> None:
+def _warn_undefined(
+    name: str, n_bad: int, total: int, *, jackknife: bool = False, studentized: bool = False
+) -> None:
     if not n_bad:
         return
-    if jackknife:
+    if studentized:
+        message = (
+            f"{name}: {n_bad} of {total} bootstrap resamples have no studentized value (alpha or "
+            "its within-resample jackknife SE undefined or 0, e.g. one participant drawn every "
+            "time); they are left out of the bootstrap-t interval"
+        )
+    elif jackknife:
         message = (
             f"{name}: alpha is undefined without {n_bad} of {total} participants (no variation "
             "among the remaining values); no jackknife interval"
