@@ -74,8 +74,9 @@ gamma prior gave no divergence (the half-normal 2) and a larger minimum bulk ESS
 bundled simulated release (4 chains x 2,000 draws, its seed) failed the diagnostics gate on that
 scale under the half-normal (behaviour max r_hat 1.016; emotion F1 1.019 and bulk ESS 320) and
 passed under the gamma prior (1.005 and ESS 1,058; 1.009 and 570). The recovery table of
-benchmarks/RESULTS.md was measured with the half-normal on this scale; with the gamma prior on
-every scale (the 8 replicates above) contrast intervals were 3-4% wider, not narrower.
+benchmarks/RESULTS.md with 90-100 replicates per scenario was measured with the half-normal on
+this scale; a second one of the committed default (70-90 replicates per scenario) has every
+scenario and family inside the 0.86-0.94 band.
 
 A structure can be written as a string: a base (``default``, ``legacy`` or ``base``) followed by
 ``+ term`` / ``- term``, then optionally ``;`` and, separated by commas, prior scales
