@@ -153,7 +153,8 @@ class RaterAgreementResult(ResultMixin):
         ``icc_ci_low``/``icc_ci_high`` (F-based, units independent), ``n_units`` (pairable),
         ``n_conversations``, ``n_participants``, ``n_raters``, ``df`` (``P - 1`` for the
         participant jackknife, NaN for the bootstraps), ``n_undefined_resamples`` (replicates
-        or resamples where alpha is undefined) and the settings (``resample``, ``method``,
+        or resamples where alpha is undefined; for the bootstrap-t, resamples without a
+        studentized value) and the settings (``resample``, ``method``,
         ``estimand``, ``n_resamples``, ``confidence_level``, ``seed``, ``simulated``).
     raters : tuple of str
     resample : str
