@@ -690,8 +690,9 @@ def rater_vs_participant(
         rr = float(np.mean(est[: len(rater_pairs)])) if rater_pairs else nan
         rp = float(np.mean(est[len(rater_pairs) :]))
         diff = rr - rp if rater_pairs else nan
-        d_dist = dist @ contrast if rater_pairs else np.full(dist.shape[0], nan)
         dists[name] = dist
+        if not boot_t:  # the bootstrap-t studentizes the contrast within resamples instead
+            d_dist = dist @ contrast if rater_pairs else np.full(dist.shape[0], nan)
         if jackknife:
             d_se, d_lo, d_hi, d_df, d_p = _jackknife_t(np.array([diff]), d_dist[:, None], level)
             pval, d_df0 = float(d_p[0]), float(d_df[0])
