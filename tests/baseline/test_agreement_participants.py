@@ -388,8 +388,8 @@ def test_participant_intervals_cover_in_the_full_study():
     """6 / 11 / 20 participants, 1,000 replications per cell; the table in the docstring of
     attunestats.baseline.agreement. No or mild participant differences: the bootstrap-t and the
     jackknife t in band in every cell; strong ones: the bootstrap-t at least as good as the
-    jackknife t and the percentile bootstrap in every cell (interval ratings below the band with
-    few participants, documented) and in band for nominal ratings."""
+    jackknife t and the percentile bootstrap in every cell, in band for nominal ratings, and at
+    least 0.90 for interval ratings (below the band there, documented)."""
     for part_sd in (0.0, 0.3, 0.8):
         res = coverage_study(1000, part_sd=part_sd)
         print(res.to_string())
@@ -398,5 +398,7 @@ def test_participant_intervals_cover_in_the_full_study():
             assert row.bootstrap_t >= row.participant_bootstrap - 2 * row.mc_se, res
             if part_sd < 0.5 or row.kind == "nominal":
                 assert abs(row.bootstrap_t - 0.95) < 4.5 * row.mc_se, res
+            else:  # the documented shortfall (0.91-0.93, 2026-12-07) must not grow
+                assert row.bootstrap_t >= 0.90, res
             if part_sd < 0.5:
                 assert abs(row.jackknife_t - 0.95) < 4.5 * row.mc_se, res
