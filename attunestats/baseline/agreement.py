@@ -60,9 +60,10 @@ small-sample correction). When participants differ strongly, a few participants 
 variance and alpha's sampling distribution is skewed: the jackknife t misses almost always on the
 same side (0.89-0.94), the bootstrap-t, which learns the skewness from the resamples, keeps
 nominal ratings in band (0.94-0.96) and brings interval ratings to 0.91-0.93 (still somewhat
-optimistic there: its misses are mostly intervals lying above the truth). The price is width: median bootstrap-t intervals are 2-31% wider than the
-jackknife's (the most with 6 participants and strong differences), and with very few
-participants a resample occasionally gives a very long interval.
+optimistic there: its misses are mostly intervals lying above the truth). The price is width:
+median bootstrap-t intervals are 2-31% wider than the jackknife's (the most with 6 participants
+and strong differences), and with very few participants a resample occasionally gives a very
+long interval.
 
 The conditional analyses stay available by name: ``resample="conversation"`` (cluster bootstrap
 over conversations, *these* participants: conversations are drawn with replacement and every unit
