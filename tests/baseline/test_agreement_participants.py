@@ -13,8 +13,8 @@ Independent references:
   ``krippendorff`` package, the interval from the order statistics of t*;
 * a coverage study on synthetic ratings drawn here (not by the package's simulator): raters whose
   accuracy (nominal) or noise (interval) varies between participants, conversation effects,
-  missing ratings; the true alpha is the population value, the mean over 8 independent draws of 4,000
-  participants (``_true_alpha``).
+  missing ratings; the true alpha is the population value, the mean over 8 independent draws of
+  4,000 participants (``_true_alpha``).
   The bootstrap-t and the jackknife t are compared with the percentile participant cluster
   bootstrap. Monte Carlo SE of a coverage near 0.95 with R replications: sqrt(0.95 * 0.05 / R)."""
 
@@ -326,9 +326,9 @@ def _true_alpha(kind: str, part_sd: float = 0.8, n_part: int = 32_000) -> tuple[
     Alpha of one large draw is noisier than its size suggests when participants differ strongly
     (their noise levels enter both disagreements): measured over 8 draws of 4,000 participants, the
     SD of one draw is 0.0037 (interval ratings) and 0.0040 (nominal) at participant SD 0.8, 0.0012
-    and 0.0021 at 0.3, below 0.001 at 0. So 8 draws (32,000 participants) give SEs of 0.0007-0.0014 at
-    0.8 (0.0007 and 0.0010 with the study's seeds), under 1/35 of the bootstrap SE with 20
-    participants (0.049); a single draw of 2,000 (used here before 2026-12-07) was off by
+    and 0.0021 at 0.3, below 0.001 at 0. So 8 draws (32,000 participants) give SEs of
+    0.0007-0.0014 at 0.8 (0.0007 and 0.0010 with the study's seeds), under 1/35 of the bootstrap
+    SE with 20 participants (0.049); a single draw of 2,000 (used here before 2026-12-07) was off by
     0.004-0.006 at 0.8, which moved coverage by up to 1 point.
     """
     size = min(n_part, _TRUTH_CHUNK)
@@ -367,7 +367,8 @@ def coverage_study(n_reps: int, participants=(6, 11, 20), kinds=("nominal", "int
                     hits[k] += lo <= truth <= hi
                     widths[k].append(hi - lo)
             rows.append({"kind": kind, "participant_sd": part_sd, "participants": n_part,
-                         "true_alpha": truth, "true_alpha_mc_se": truth_se, **{k: hits[k] / n_reps for k in names},
+                         "true_alpha": truth, "true_alpha_mc_se": truth_se,
+                         **{k: hits[k] / n_reps for k in names},
                          **{f"median_width_{k}": np.median(widths[k]) for k in names},
                          "n_reps": n_reps, "mc_se": np.sqrt(0.95 * 0.05 / n_reps)})  # fmt: skip
     return pd.DataFrame(rows)
