@@ -115,7 +115,7 @@ INDEPENDENCE = (
     "mcmc_tune",
     "mcmc_chains",
 )
-FITS = ("mcmc_draws", "mcmc_tune", "mcmc_chains")  # the fits alone
+FITS = ("mcmc_draws", "mcmc_tune", "mcmc_chains", "mcmc_retries")  # the fits alone
 MCMC = (*FITS, "accept_failed_fits")  # the fits and what is reported of them
 DESIGN = "study design (the paper's data description)"
 

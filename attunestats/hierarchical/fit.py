@@ -118,6 +118,10 @@ class FitResult(ResultMixin):
         What ``rng`` was (``_rng.seed_record``).
     from_result_cache : bool
         Whether the whole fit was loaded from ``fit(cache_dir=...)`` (times are the original's).
+    earlier_attempts : tuple of str
+        When this fit replaced earlier ones that failed the gate (``reproduce``'s full build refits
+        a failed model once with longer chains, :mod:`attunestats.artifacts.builders.hierarchical`):
+        each earlier attempt's settings, seed and first failures. Empty for a first fit.
     """
 
     _title = "Hierarchical model fit"
@@ -140,6 +144,7 @@ class FitResult(ResultMixin):
     from_cache: bool
     rng_seed: int | str | None = None
     from_result_cache: bool = False
+    earlier_attempts: tuple[str, ...] = ()
 
     @property
     def simulated(self) -> bool:
@@ -176,6 +181,8 @@ class FitResult(ResultMixin):
             "seed": self.seed,
             "simulated": self.simulated,
             "failures": self._first_failures(),
+            "attempts": 1 + len(self.earlier_attempts),
+            "earlier_attempts": " | ".join(self.earlier_attempts),
         }
 
     def _first_failures(self, n: int = 5) -> str:

@@ -21,7 +21,8 @@ def audit(ctx: ArtefactContext) -> Any:
 
     n_resamples, accept = ctx.setting("n_resamples"), ctx.setting("accept_failed_fits")
     key = ("audit_claims", ctx.release.checksum, ctx.seed, n_resamples, accept, ctx.mcmc_seed,
-           ctx.setting("mcmc_draws"), ctx.setting("mcmc_tune"), ctx.setting("mcmc_chains"))  # fmt: skip
+           ctx.setting("mcmc_draws"), ctx.setting("mcmc_tune"), ctx.setting("mcmc_chains"),
+           ctx.setting("mcmc_retries"))  # fmt: skip
     return ctx.memo(key, lambda: audit_claims(
         ctx.scores, n_resamples=n_resamples, rng=ctx.seed, release=ctx.release,
         d=dict(fit=fit(ctx, "behaviour"), accept_failed_diagnostics=accept)))  # fmt: skip
