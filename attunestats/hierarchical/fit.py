@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from attunestats._results import ResultMixin
-from attunestats._rng import RNGLike, check_rng, seed_record
+from attunestats._rng import RNGLike, check_rng, child_seed, seed_record
 from attunestats.errors import AttunestatsWarning, DiagnosticsError
 from attunestats.hierarchical.model import HierarchicalModel
 
@@ -119,9 +119,9 @@ class FitResult(ResultMixin):
     from_result_cache : bool
         Whether the whole fit was loaded from ``fit(cache_dir=...)`` (times are the original's).
     earlier_attempts : tuple of str
-        When this fit replaced earlier ones that failed the gate (``reproduce``'s full build refits
-        a failed model once with longer chains, :mod:`attunestats.artifacts.builders.hierarchical`):
-        each earlier attempt's settings, seed and first failures. Empty for a first fit.
+        When this fit replaced earlier ones that failed the gate (``fit(retries=...)``; a full
+        ``reproduce`` build uses one retry): each earlier attempt's settings, seed and first
+        failures. Empty for a first fit.
     """
 
     _title = "Hierarchical model fit"
@@ -430,6 +430,7 @@ def fit(
     progress_bar: bool | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     adaptation: str = DEFAULT_ADAPTATION,
+    retries: int = 0,
 ) -> FitResult:
     """Sample the posterior of ``model`` and run the diagnostics gate.
 
@@ -469,6 +470,15 @@ def fit(
         there (pickle, written to a temporary file and renamed). Only for directories you
         trust: loading runs pickle. ``attunestats reproduce`` gives its notebooks one for the
         duration of a build, so notebooks fitting the same model share the fit.
+    retries : int
+        When the fit fails the gate, fit again up to ``retries`` times: attempt ``k`` runs
+        ``2**k`` times the tuning steps and draws with the seed
+        ``attunestats._rng.child_seed(seed, f"retry-{k}")`` (``seed`` the first attempt's), each
+        announced by an :class:`~attunestats.errors.AttunestatsWarning`. The last attempt is
+        returned, passed or not; its ``earlier_attempts`` say what failed before. Default 0.
+        Longer chains are the remedy the gate's message recommends; ``attunestats reproduce``
+        uses one retry in a full build (at 4 x 2,000 draws the slowest scales of the paper-sized
+        models sit near the thresholds and which fit fails narrowly depends on the seed).
 
     Returns
     -------
@@ -480,6 +490,47 @@ def fit(
     >>> res.passed, res.failures                                   # doctest: +SKIP
     (True, ())
     """
+    if isinstance(retries, bool) or not isinstance(retries, int | np.integer) or retries < 0:
+        raise ValueError(f"retries must be a non-negative int; got {retries!r}")
+    opts = dict(chains=chains, cores=cores, sampler=sampler, target_accept=target_accept,
+                max_rhat=max_rhat, min_ess=min_ess, progress_bar=progress_bar,
+                cache_dir=cache_dir, adaptation=adaptation)  # fmt: skip
+    result = _fit_once(model, draws=draws, tune=tune, rng=rng, **opts)
+    first_seed, earlier = result.seed, []
+    for k in range(1, int(retries) + 1):
+        if result.passed:
+            break
+        earlier.append(f"{result.chains} x ({result.tune} + {result.draws}), seed {result.seed}: "
+                       f"{result._first_failures(3)}")  # fmt: skip
+        seed_k = child_seed(first_seed, f"retry-{k}")
+        warnings.warn(
+            f"{model.outcome}: the fit failed the diagnostics gate with {result.chains} x "
+            f"({result.tune} + {result.draws}) ({result._first_failures(2)}); fitting again with "
+            f"{2**k}x the tuning steps and draws (seed {seed_k})",
+            AttunestatsWarning,
+            stacklevel=2,
+        )
+        result = _fit_once(model, draws=draws * 2**k, tune=tune * 2**k, rng=seed_k, **opts)
+    return dataclasses.replace(result, earlier_attempts=tuple(earlier)) if earlier else result
+
+
+def _fit_once(
+    model: HierarchicalModel,
+    *,
+    draws: int,
+    tune: int,
+    chains: int,
+    cores: int | None,
+    sampler: Sampler,
+    rng: RNGLike,
+    target_accept: float | None,
+    max_rhat: float,
+    min_ess: float,
+    progress_bar: bool | None,
+    cache_dir: str | os.PathLike[str] | None,
+    adaptation: str,
+) -> FitResult:
+    """One fit of :func:`fit` (no retries)."""
     if target_accept is None:
         target_accept = DEFAULT_TARGET_ACCEPT[getattr(model, "family", "binomial")]
     draws, tune, chains, cores, sampler = _check_fit_args(

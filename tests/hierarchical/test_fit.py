@@ -149,6 +149,29 @@ def test_short_fit_fails_gate_and_summaries_refuse(short_fit):
         S.turn_drift(short_fit, accept_failed_diagnostics="yes")
 
 
+def test_retries_refit_a_failed_fit_with_longer_chains(short_fit, panel):
+    """``retries=1``: the first attempt is the plain fit (same seed, same failures); the second
+    runs 2x the tuning steps and draws with the seed child_seed(seed, "retry-1"), and is the
+    one returned (it fails too at 2 x (50 + 50)), with the first attempt in
+    ``earlier_attempts``."""
+    from attunestats._rng import child_seed
+    from attunestats.errors import AttunestatsWarning
+
+    m = H.behaviour_model(panel.data, panel.design)
+    with pytest.warns(
+        AttunestatsWarning, match=r"failed the diagnostics gate with 2 x \(25 \+ 25\)"
+    ):
+        res = H.fit(m, draws=25, tune=25, chains=2, rng=2, retries=1)
+    assert (res.draws, res.tune, res.seed) == (50, 50, child_seed(short_fit.seed, "retry-1"))
+    assert len(res.earlier_attempts) == 1
+    assert res.earlier_attempts[0] == (
+        f"2 x (25 + 25), seed {short_fit.seed}: {short_fit._first_failures(3)}"
+    )
+    row = res.overview()
+    assert row["attempts"] == 2 and row["earlier_attempts"] == res.earlier_attempts[0]
+    assert short_fit.overview()["attempts"] == 1
+
+
 def test_overview_reports_worst_diagnostics_from_arviz(short_fit):
     """``overview()`` against ArviZ computed over the whole posterior (not the gate's table)."""
     import arviz as az

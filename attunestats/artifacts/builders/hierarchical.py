@@ -84,54 +84,28 @@ def model(ctx: ArtefactContext, name: str, structure: str = "default") -> Any:
 def fit(ctx: ArtefactContext, name: str, structure: str = "default") -> Any:
     """The fit of model ``name`` with the build's MCMC seed and settings (once per build).
 
-    A fit that fails the diagnostics gate is refitted up to ``mcmc_retries`` times (full build:
-    once; fast build: never), attempt ``k`` with ``2**k`` times the tuning steps and draws and the
-    seed ``child_seed(mcmc_seed, "<name>/<structure>/retry-<k>")``, with a warning; the last
-    attempt is reported whether it passed or not, and its ``earlier_attempts`` (a column of
-    ``05_fit_diagnostics``) say what failed before. The retries are deterministic given the
-    build's seed. Why: at the full build's 4 x 2,000 draws the slowest scales (``sigma_item``,
-    ``sigma_topic``, ``sigma_predictor_conversation``) sit near the gate's thresholds, and which
-    fit fails narrowly depends on the seed (benchmarks/RESULTS.md); longer chains are the remedy
-    the gate's own message recommends.
+    A fit that fails the diagnostics gate is fitted again up to ``mcmc_retries`` times (full
+    build: once, with twice the tuning steps and draws; fast build: never; see
+    ``hierarchical.fit(retries=...)``), with a warning; the last attempt is reported, passed or
+    not, and ``05_fit_diagnostics`` says what failed before (``attempts``, ``earlier_attempts``).
+    Deterministic given the build's seed. Why: at the full build's 4 x 2,000 draws the slowest
+    scales (``sigma_item``, ``sigma_topic``, ``sigma_predictor_conversation``) sit near the
+    gate's thresholds and which fit fails narrowly depends on the seed (benchmarks/RESULTS.md).
 
     Finished fits also go to the build's fit cache (``hierarchical.fit(cache_dir=...)``), where
     notebooks executed by ``reproduce --notebooks`` find them.
     """
-    from dataclasses import replace
-
     from attunestats import hierarchical as H
-    from attunestats._rng import child_seed
 
     draws, tune = ctx.setting("mcmc_draws"), ctx.setting("mcmc_tune")
     chains, seed = ctx.setting("mcmc_chains"), ctx.mcmc_seed
     retries = int(ctx.setting("mcmc_retries"))
     key = ("hierarchical_fit", ctx.release.checksum, name, structure, draws, tune, chains, seed,
            retries)  # fmt: skip
-
-    def run() -> Any:
-        spec = model(ctx, name, structure)
-        result = H.fit(spec, draws=draws, tune=tune, chains=chains, rng=seed,
-                       cache_dir=ctx.fit_cache, progress_bar=False)  # fmt: skip
-        earlier: list[str] = []
-        for k in range(1, retries + 1):
-            if result.passed:
-                break
-            factor = 2**k
-            earlier.append(f"{result.chains} x ({result.tune} + {result.draws}), seed "
-                           f"{result.seed}: {result._first_failures(3)}")  # fmt: skip
-            retry_seed = child_seed(seed, f"{name}/{structure}/retry-{k}")
-            warnings.warn(
-                f"{name} [{structure}] ({spec.outcome}) failed the diagnostics gate with "
-                f"{result.chains} x ({result.tune} + {result.draws}) ({result._first_failures(2)}); "
-                f"refitting with {factor}x the tuning steps and draws (seed {retry_seed})",
-                AttunestatsWarning,
-                stacklevel=2,
-            )
-            result = H.fit(spec, draws=draws * factor, tune=tune * factor, chains=chains,
-                           rng=retry_seed, cache_dir=ctx.fit_cache, progress_bar=False)  # fmt: skip
-        return replace(result, earlier_attempts=tuple(earlier)) if earlier else result
-
-    return ctx.memo(key, run, persist=False)
+    return ctx.memo(key, lambda: H.fit(model(ctx, name, structure), draws=draws, tune=tune,
+                                       chains=chains, rng=seed, cache_dir=ctx.fit_cache,
+                                       progress_bar=False, retries=retries),
+                    persist=False)  # fmt: skip
 
 
 def fits(ctx: ArtefactContext, names: tuple[str, ...] = MODELS) -> dict[str, Any]:
