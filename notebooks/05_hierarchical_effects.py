@@ -6,7 +6,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -25,10 +25,12 @@
 # models' differences may vary across people and conversations, so predictor effects are
 # population means over participants. Each model is fitted once per build (notebooks 06 and 08
 # reuse the fits). The diagnostics gate: r_hat <= 1.01, bulk and tail ESS >= 400, no divergence.
-# A fit that fails it is still reported, but every table row built from it says `diagnostics
-# failed` and every figure says DIAGNOSTICS FAILED in red; the build's MANIFEST.json lists it,
-# and a full `attunestats reproduce` then fails unless `--allow-failed-fits`. Fast mode runs
-# chains too short for the gate on purpose.
+# In full mode a fit that fails it is fitted once more with twice the tuning steps and draws
+# (`attempts` and `earlier_attempts` in the fit table say so). A fit that still fails is
+# reported, but every table row built from it says `diagnostics failed` and every figure says
+# DIAGNOSTICS FAILED in red; the build's MANIFEST.json lists it, and a full `attunestats
+# reproduce` then fails unless `--allow-failed-fits`. Fast mode runs chains too short for the
+# gate on purpose (and does not refit).
 #
 # The bundled release is SIMULATED (written by `attunestats.release.simulate`): every table and
 # figure below says so, and its numbers are not findings about real models. Run with
