@@ -8,7 +8,7 @@ export PYTENSOR_FLAGS ?= base_compiledir=$(HOME)/.cache/attunestats/pytensor
 export PYTEST_DISABLE_PLUGIN_AUTOLOAD ?= 1
 PYTEST := $(PY) -m pytest -p _hypothesis_pytestplugin -p xdist.plugin
 
-.PHONY: setup reproduce notebooks test test-slow study-inference lint bench clean docs
+.PHONY: setup reproduce notebooks test test-slow study-inference lint bench clean docs r-crosscheck
 
 $(VENV)/.installed: pyproject.toml
 	@python_bin="$$(bash .ci/find-python)" && echo "using $$python_bin" && \
@@ -30,8 +30,29 @@ reproduce: setup
 notebooks: setup
 	$(VENV)/bin/jupytext --sync notebooks/[0-9][0-9]_*.py
 
+## R for the second opinions (lme4 GLMM, clubSandwich CR2, mvtnorm max-|t| quantiles): the tests
+## that compare with R skip, saying why, when it is missing. On a Debian machine where we are root
+## it is installed once from Debian's packages (about a minute); ATTUNESTATS_NO_R=1 skips that.
+R_PACKAGES := r-base-core r-cran-lme4 r-cran-clubsandwich r-cran-mvtnorm
+R_CHECK := for (p in c("lme4", "clubSandwich", "mvtnorm")) library(p, character.only = TRUE)
+r-crosscheck:
+	@if command -v Rscript >/dev/null && Rscript -e '$(R_CHECK)' >/dev/null 2>&1; then \
+	  echo "R cross-checks: $$(Rscript -e 'cat(R.version.string)' 2>/dev/null)"; \
+	elif [ -n "$$ATTUNESTATS_NO_R" ]; then \
+	  echo "R cross-checks: skipped (ATTUNESTATS_NO_R is set)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "R cross-checks: installing $(R_PACKAGES) from Debian (ATTUNESTATS_NO_R=1 skips this)"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  { apt-get install -y -q --no-install-recommends $(R_PACKAGES) >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null 2>&1 && \
+	      apt-get install -y -q --no-install-recommends $(R_PACKAGES) >/dev/null 2>&1; }; } \
+	    || echo "R cross-checks: apt-get failed; the tests that compare with R will be skipped"; \
+	else \
+	  echo "R cross-checks: no R here, and installing it needs root and apt-get; those tests are skipped"; \
+	fi
+
 ## Test suite (what CI runs): everything but the long `slow` studies, and every docstring example.
-test: setup
+test: setup r-crosscheck
 	$(VENV)/bin/ruff check attunestats tests benchmarks notebooks
 	@rm -rf $(DOCS_NB)
 	ATTUNESTATS_KEEP_NOTEBOOKS=$(CURDIR)/$(DOCS_NB)/notebooks \
