@@ -180,9 +180,9 @@ class FitResult(ResultMixin):
             "sample_seconds": self.sample_seconds,
             "seed": self.seed,
             "simulated": self.simulated,
-            "failures": self._first_failures(),
+            "failures": self._first_failures() or None,  # None: an empty cell in a CSV
             "attempts": 1 + len(self.earlier_attempts),
-            "earlier_attempts": " | ".join(self.earlier_attempts),
+            "earlier_attempts": " | ".join(self.earlier_attempts) or None,
         }
 
     def _first_failures(self, n: int = 5) -> str:

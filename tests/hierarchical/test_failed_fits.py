@@ -149,4 +149,4 @@ def test_a_fit_that_passes_is_not_refitted(short_full_mode, release_path, monkey
     ctx = BuildContext(release=release_path, fast=False, rng=5)
     table = ctx.build("drift-fit-diagnostics").frame()
     assert calls == [30, 30] and (table["attempts"] == 1).all()
-    assert (table["earlier_attempts"] == "").all()
+    assert table["earlier_attempts"].isna().all()
