@@ -533,11 +533,11 @@ class ParticipantAgreementResult(ResultMixin):
         return self._title, meta, table, notes
 
 
-def _cohen(frame: pd.DataFrame, spec: AnnotationType, a: str, b: str) -> tuple[float, str]:
+def _cohen(frame: pd.DataFrame, spec: AnnotationType, a: str, b: str) -> tuple[float, str | None]:
     from attunestats.agreement import cohen_kappa
 
     if not spec.nominal:
-        return float("nan"), ""
+        return float("nan"), None  # no kappa: a missing value (an empty CSV cell)
     weights = "quadratic" if spec.level == "ordinal" else None
     sub = frame.loc[frame["rater"].isin([a, b])]
     try:
@@ -669,7 +669,7 @@ def rater_vs_participant(
         else:
             lo, hi, se, df = _intervals(est, dist, resample, level)
         kappa = [
-            _cohen(frame, spec, a, b) if kernel is not None else (nan, "") for a, b in all_pairs
+            _cohen(frame, spec, a, b) if kernel is not None else (nan, None) for a, b in all_pairs
         ]
         pair_frames.append(
             pd.DataFrame(

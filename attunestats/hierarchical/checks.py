@@ -91,7 +91,7 @@ def compare_structures(fits: Mapping[str, FitResult], *, n_draws: int = 1000) ->
     DataFrame
         ``arviz.compare``'s table (``rank, elpd_diff, dse, p_worse, p, elpd, se, weight`` and
         its diagnostic columns; ``elpd_diff`` is 0 for the best and negative for the others) with
-        ``structure``, ``n_high_pareto_k`` (cells with Pareto k > 0.7), ``loo_note`` (empty, or
+        ``structure``, ``n_high_pareto_k`` (cells with Pareto k > 0.7), ``loo_note`` (missing, or
         why PSIS-LOO could not be computed for a structure: that structure then has a row with
         no numbers, after the others, and a warning says so), ``outcome``,
         ``diagnostics`` (of the fit) and ``simulated``; best structure first.
@@ -126,7 +126,10 @@ def compare_structures(fits: Mapping[str, FitResult], *, n_draws: int = 1000) ->
         table = table.rename(columns={table.columns[0]: "structure"})
     table["n_high_pareto_k"] = [int((np.asarray(elpd[s].pareto_k) > 0.7).sum())
                                 for s in table["structure"]]  # fmt: skip
-    table["loo_note"] = ""
+    table["loo_note"] = None
+    for col in ("warning", "diag_diff", "diag_elpd"):  # arviz's "" = no note: a missing value
+        if col in table.columns and table[col].dtype == object:
+            table[col] = table[col].where(table[col] != "", None)
     if why:  # one row each, no numbers, saying why
         table = pd.concat([table, pd.DataFrame({"structure": list(why), "loo_note": list(why.values())})],
                           ignore_index=True)  # fmt: skip

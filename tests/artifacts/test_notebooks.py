@@ -66,6 +66,10 @@ def test_every_artefact_builds_and_every_notebook_runs_in_fast_mode(tmp_path):
         meta = json.loads(table.with_suffix(".json").read_text(encoding="utf-8"))
         assert meta["simulated"] or table.stem.endswith("metric_registry")
         assert meta["label"] == (SIMULATED_LABEL if meta["simulated"] else "")
+        # what pandas.read_csv(path) reads back is what was written; the one known exception:
+        # claim g's 63-bit bootstrap seed in a column the other claims leave empty (read as float)
+        differs = {d["column"] for d in meta.get("read_back_differs", [])}
+        assert differs <= ({"seed"} if table.stem == "08_claims_details" else set()), (table, meta)
         pd.read_csv(table)  # readable back with no options (no comment line)
     figures = sorted((out / "figures").glob("*.png"))
     assert {p.with_suffix(".pdf").name for p in figures} <= {
