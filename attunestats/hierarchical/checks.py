@@ -128,7 +128,7 @@ def compare_structures(fits: Mapping[str, FitResult], *, n_draws: int = 1000) ->
                                 for s in table["structure"]]  # fmt: skip
     table["loo_note"] = None
     for col in ("warning", "diag_diff", "diag_elpd"):  # arviz's "" = no note: a missing value
-        if col in table.columns and table[col].dtype == object:
+        if col in table.columns and not pd.api.types.is_numeric_dtype(table[col]):
             table[col] = table[col].where(table[col] != "", None)
     if why:  # one row each, no numbers, saying why
         table = pd.concat([table, pd.DataFrame({"structure": list(why), "loo_note": list(why.values())})],

@@ -233,6 +233,12 @@ def test_bootstrap_t_difference_interval_and_test_agree(release):
         assert (
             (rows["ci_low"] <= rows["difference"]) & (rows["difference"] <= rows["ci_high"])
         ).all()
+    # the pair table reads back from its CSV as written (no kappa: a missing cell, not "")
+    from attunestats.report.tables import read_back_differences
+
+    pairs = res.to_frame()
+    assert pairs["kappa_weights"].isna().any()
+    assert read_back_differences(pairs, pairs.to_csv(index=False)) == []
 
 
 def test_bootstrap_t_with_three_participants_warns_and_stays_below_one():

@@ -80,6 +80,16 @@ def test_loo_prefers_the_structure_the_data_have(interaction_fits):
         H.compare_structures({"default": fits["default"]})
 
 
+def test_loo_table_reads_back_from_csv_as_written(interaction_fits):
+    """No "" cells (arviz's empty diagnostic notes, empty LOO notes): pandas.read_csv reads
+    back every cell of the table as written (report.tables.read_back_differences)."""
+    from attunestats.report.tables import read_back_differences
+
+    _, fits = interaction_fits
+    table = H.compare_structures(fits, n_draws=400)
+    assert read_back_differences(table, table.to_csv(index=False)) == []
+
+
 def test_a_structure_whose_loo_cannot_run_is_reported_not_fatal(interaction_fits, monkeypatch):
     """PSIS stops on draws a stuck sampler repeated ("All tail values are the same", seen on a
     fast-mode fit with 298 divergences in 300 draws): that structure gets a row saying why, the
