@@ -43,6 +43,12 @@ scenario, with Monte Carlo standard errors from the between-replicate spread
 (:func:`attunestats.design.studies.kinds.summarise_coverage`). :func:`summarise` gives the table,
 :func:`check_band` the cells outside it. Run with ``attunestats study run hierarchical_recovery``
 or :func:`run_scenarios` (``make test-slow`` runs the full study; a small version runs in CI).
+
+Chain length: the study's default chains (4 x (300 + 500)) are too short for the diagnostics
+gate, so its coverage is that of fits the gate would stamp. Refitting 69 replicates of two
+scenarios with the full build's 4 x (1,000 + 2,000) changed whether the truth was covered for
+1.5% of 1,656 quantities and moved the interval ends by a median 2-3% of their width
+(``benchmarks/study_recovery_chains.py``; table in benchmarks/RESULTS.md, 2026-12-07).
 """
 
 from __future__ import annotations
