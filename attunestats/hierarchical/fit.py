@@ -490,23 +490,22 @@ def fit(
     >>> res.passed, res.failures                                   # doctest: +SKIP
     (True, ())
     """
-    if isinstance(retries, bool) or not isinstance(retries, int | np.integer) or retries < 0:
-        raise ValueError(f"retries must be a non-negative int; got {retries!r}")
+    retries = _check_int("retries", retries, 0)
     opts = dict(chains=chains, cores=cores, sampler=sampler, target_accept=target_accept,
                 max_rhat=max_rhat, min_ess=min_ess, progress_bar=progress_bar,
                 cache_dir=cache_dir, adaptation=adaptation)  # fmt: skip
     result = _fit_once(model, draws=draws, tune=tune, rng=rng, **opts)
     first_seed, earlier = result.seed, []
-    for k in range(1, int(retries) + 1):
+    for k in range(1, retries + 1):
         if result.passed:
             break
-        earlier.append(f"{result.chains} x ({result.tune} + {result.draws}), seed {result.seed}: "
-                       f"{result._first_failures(3)}")  # fmt: skip
+        chains_k = f"{result.chains} x ({result.tune} + {result.draws})"
+        earlier.append(f"{chains_k}, seed {result.seed}: {result._first_failures(3)}")
         seed_k = child_seed(first_seed, f"retry-{k}")
         warnings.warn(
-            f"{model.outcome}: the fit failed the diagnostics gate with {result.chains} x "
-            f"({result.tune} + {result.draws}) ({result._first_failures(2)}); fitting again with "
-            f"{2**k}x the tuning steps and draws (seed {seed_k})",
+            f"{model.outcome}: the fit failed the diagnostics gate with {chains_k} "
+            f"({result._first_failures(2)}); fitting again with {2**k}x the tuning steps and "
+            f"draws (seed {seed_k})",
             AttunestatsWarning,
             stacklevel=2,
         )

@@ -199,7 +199,7 @@ def test_fit_argument_errors():
     with pytest.raises(ValueError, match="sampler must be"):
         H.fit(m, sampler="stan")
     for bad in (-1, True, 1.0):
-        with pytest.raises(ValueError, match="retries must be a non-negative int"):
+        with pytest.raises(ValueError, match="retries must be an integer >= 0"):
             H.fit(m, retries=bad)
     with pytest.raises(ValueError, match="target_accept"):
         H.fit(m, target_accept=1.5)
