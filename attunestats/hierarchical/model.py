@@ -146,7 +146,7 @@ def _logistic(a: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * a))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class HierarchicalModel:
     """Data and structure of one hierarchical model, ready to fit with :func:`~.fit`.
 
@@ -226,6 +226,16 @@ class HierarchicalModel:
             raise ValueError(
                 f"centring must have {len(LEVELS)} flags ({LEVELS}); got {self.centring}"
             )
+
+    def __repr__(self) -> str:
+        """One line: outcome, family, the levels' sizes, observations and structure (no arrays)."""
+        sim = f", {SIMULATED_LABEL}" if self.simulated else ""
+        return (
+            f"HierarchicalModel({self.outcome!r}, family={self.family!r}, "
+            f"predictors={self.n_predictors}, participants={len(self.participants)}, "
+            f"conversations={len(self.conversations)}, topics={len(self.topics)}, "
+            f"rows={self.n_rows}, observations={self.n_observations}, structure={str(self.spec)!r}{sim})"
+        )
 
     # ---------------------------------------------------------------- structure
     @property

@@ -70,6 +70,18 @@ def test_behaviour_model_layout_by_hand():
     assert back["trials"].sum() == _counts()["trials"].sum()
 
 
+def test_model_repr_is_one_short_line_with_the_sizes():
+    m = H.behaviour_model(_counts(), _design())
+    text = repr(m)
+    assert "\n" not in text and len(text) < 400 and "array" not in text
+    for part in ("predictors=2", "participants=2", "conversations=3", "topics=2", "rows=6",
+                 "observations=7", "family='binomial'"):  # fmt: skip
+        assert part in text, (part, text)
+    assert SIMULATED_LABEL not in text
+    sim = H.behaviour_model(_counts(), _design(), simulated=True)
+    assert SIMULATED_LABEL in repr(sim)
+
+
 def test_structure_key_ignores_values_but_not_sizes():
     a = simulate_panel(rng=1)
     b = simulate_panel(rng=2)
