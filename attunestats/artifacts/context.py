@@ -140,6 +140,13 @@ class FigureOutput:
         return save_figure(self.figure, self.name, out_dir)  # closes the figure
 
 
+def output_files(kind: str, name: str) -> list[str]:
+    """Paths, relative to the output directory, of the files of one table or figure."""
+    if kind == "table":
+        return [f"tables/{name}.{ext}" for ext in ("csv", "json", "tex")]
+    return [f"figures/{name}.{ext}" for ext in ("png", "pdf")]
+
+
 @dataclass(frozen=True)
 class Skipped:
     """A declared output deliberately not produced (e.g. its MCMC fit failed the gate)."""
@@ -169,9 +176,8 @@ class Built:
 
     def output_files(self) -> list[str]:
         """Paths, relative to the output directory, of the files :meth:`write` writes."""
-        files = [f"tables/{t.name}.{ext}" for t in self.tables for ext in ("csv", "json", "tex")]
-        files += [f"figures/{f.name}.{ext}" for f in self.figures for ext in ("png", "pdf")]
-        return files
+        files = [rel for t in self.tables for rel in output_files("table", t.name)]
+        return files + [rel for f in self.figures for rel in output_files("figure", f.name)]
 
     def write(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """Write every table and figure into ``out_dir`` (figures are closed afterwards)."""
@@ -424,6 +430,14 @@ class ArtefactContext:
 
     def skip(self, name: str, kind: str, reason: str) -> Skipped:
         return Skipped(name=name, kind=kind, reason=reason)
+
+    def not_applicable(self, reason: str) -> Built:
+        """Every declared output of this artefact skipped with ``reason`` (the release lacks what
+        it needs, e.g. human raters); the manifest lists them under ``skipped``."""
+        return self.built(
+            *(self.skip(name, "table", reason) for name in self.artefact.tables),
+            *(self.skip(name, "figure", reason) for name in self.artefact.figures),
+        )
 
     def built(self, *outputs: Table | FigureOutput | Skipped,
               failed_fits: tuple[str, ...] = ()) -> Built:  # fmt: skip

@@ -58,6 +58,7 @@ from attunestats.artifacts.context import (
     ArtefactContext,
     BuildContext,
     Built,
+    output_files,
     sha256_json,
 )
 from attunestats.artifacts.notebooks import (
@@ -320,10 +321,8 @@ def build(
                 if built.failed_fits:  # MCMC fits behind this output that failed the gate
                     outputs[rel]["failed_fits"] = sorted(built.failed_fits)
             for skip in built.skipped:
-                kind, ext = ("tables", ("csv", "tex")) if skip.kind == "table" else (
-                    "figures", ("png", "pdf"))  # fmt: skip
-                for e in ext:
-                    skipped[f"{kind}/{skip.name}.{e}"] = f"{artefact.id}: {skip.reason}"
+                for rel in output_files(skip.kind, skip.name):
+                    skipped[rel] = f"{artefact.id}: {skip.reason}"
             bar.update()
         executed: list[str] = []
         if notebooks:

@@ -376,7 +376,7 @@ def capability_matrix(
     row_labels = tuple(p if md == "default" else f"{p} [{md}]" for p, md in key_list)
     orientation = np.array([-1.0 if METRICS[m].higher_is_better is False else 1.0 for m in names])
     plan = ResamplingPlan(unit=unit, strata=strata)  # type: ignore[arg-type]
-    return _finish(
+    matrix = _finish(
         statistic,
         column_index,
         design,
@@ -391,6 +391,21 @@ def capability_matrix(
         rng=rng,
         simulated=bool(getattr(scores, "simulated", False)),
     )
+    flat = [m for m, spread in zip(names, np.ptp(matrix.estimate, axis=0)) if not spread > 0]
+    if not flat:
+        return matrix
+    why = (
+        f"metrics {flat} take the same value for every model (e.g. no predictions of that "
+        "kind in the runs): a constant has no correlation with anything"
+    )
+    if metrics is not None or len(names) - len(flat) < 2:
+        raise ValueError(f"{why}; choose other metrics")
+    warnings.warn(f"default {why}; they are left out", AttunestatsWarning, stacklevel=2)
+    keep = {c: m for c, m in zip(caps, names) if m not in flat}
+    return capability_matrix(
+        scores, metrics=keep, predictors=predictors, kind=kind, unit=unit, strata=strata,
+        method=method, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
+    )  # fmt: skip
 
 
 def metric_matrix(

@@ -257,8 +257,13 @@ def t_power(parts: list[dict[str, Any]], alpha: float, n_units: int) -> tuple[fl
     The true value of each part is taken to be its estimate when it lies on the claimed side
     (0 for equivalence parts, the claim's most favourable case), the SE scales as
     ``1 / sqrt(P)``; the power of showing all parts is the product of the parts' powers
-    (independence across parts assumed: a rough planning number, labelled as such).
+    (independence across parts assumed: a rough planning number, labelled as such). Both are
+    NaN when a part has no positive, finite standard error (e.g. a metric every predictor scores
+    the same): the power of such a part is not defined.
     """
+    ses = np.array([float(p["standard_error"]) for p in parts], dtype=float)
+    if not len(ses) or not (np.isfinite(ses) & (ses > 0)).all():
+        return np.nan, np.nan
 
     def power_at(n: float) -> float:
         total = 1.0

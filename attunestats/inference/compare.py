@@ -200,6 +200,14 @@ class ComparisonResult(ResultMixin):
         alpha = 1.0 - self.confidence_level
         lo, hi = interval(1.0 - alpha / 2.0)
         pvalue = _interval_pvalue(interval)
+        undefined = [m for m, row in ((metric_a, a), (metric_b, b)) if not np.isfinite(row["sni"])]
+        note = None
+        if undefined:  # no spread between predictors or no resampling noise: D is not defined
+            lo = hi = pvalue = np.nan
+            note = (
+                f"D is not defined for {', '.join(undefined)} (no variance between predictors "
+                "or no resampling noise); no interval or p-value"
+            )
         return {
             "metric_a": metric_a,
             "metric_b": metric_b,
@@ -213,6 +221,7 @@ class ComparisonResult(ResultMixin):
             "method": "noncentral F intervals combined (Bonferroni)",
             "estimand": self.estimand,
             "simulated": self.simulated,
+            "note": note,
         }
 
 
@@ -265,13 +274,16 @@ def discrimination_interval(
 
 
 def _interval_pvalue(interval: Any) -> float:
-    """Smallest alpha at which ``interval(1 - alpha/2)`` excludes 0 (bisection; 1 if never)."""
+    """Smallest alpha at which ``interval(1 - alpha/2)`` excludes 0 (bisection; 1 if never;
+    NaN when the interval is not defined)."""
     from scipy import optimize
 
     def excludes(alpha: float) -> float:
         lo, hi = interval(1.0 - alpha / 2.0)
         return max(lo, -hi)  # > 0 when 0 is outside [lo, hi]
 
+    if not (np.isfinite(excludes(1.0 - 1e-9)) and np.isfinite(excludes(1e-12))):
+        return np.nan
     if excludes(1.0 - 1e-9) <= 0:
         return 1.0
     if excludes(1e-12) > 0:
@@ -509,7 +521,9 @@ def _discrimination_row(
 ) -> dict[str, Any]:
     n_pred = len(est)
     n_pairs = 0 if fam is None else len(fam.estimate)
-    noise = float(np.nanmean(fam.standard_error**2)) / 2.0 if n_pairs else np.nan
+    se2 = np.asarray(fam.standard_error, dtype=float) ** 2 if n_pairs else np.array([])
+    se2 = se2[np.isfinite(se2)]
+    noise = float(se2.mean()) / 2.0 if len(se2) else np.nan  # NaN: no pair has a standard error
     between = float(np.var(est, ddof=1)) if n_pred > 1 else np.nan
     if n_pred > 1 and noise > 0:
         sni = between / noise

@@ -280,7 +280,8 @@ def standardized_effect(
         d = est / (se * np.sqrt(n))
     if family.source != "participants":
         crit = stats.norm.ppf(1.0 - np.asarray(row_alpha) / 2.0)
-        t = est / se
+        with np.errstate(invalid="ignore", divide="ignore"):  # se 0: a constant metric
+            t = est / se
         return d, (t - crit) / np.sqrt(n), (t + crit) / np.sqrt(n)
     with np.errstate(invalid="ignore", divide="ignore"):
         t_obs = est / se

@@ -90,6 +90,7 @@ def forest(
         y = np.arange(n)
         groups = data[group].astype(str) if group else pd.Series(["all"] * n, index=data.index)
         for k, g in enumerate(dict.fromkeys(groups)):
+            labelled = False  # one legend entry per group, hollow (failed) markers or not
             for bad in (False, True):
                 sel = ((groups == g) & (data["_failed"] == bad)).to_numpy()
                 if not sel.any():
@@ -98,7 +99,8 @@ def forest(
                 err = np.vstack([est - data[low].to_numpy()[sel], data[high].to_numpy()[sel] - est])
                 ax.errorbar(est, y[sel], xerr=err, fmt="o", color=f"C{k}", elinewidth=1.0,
                             mfc="white" if bad else f"C{k}", linestyle="none",
-                            label=g if (group and not bad) else None)  # fmt: skip
+                            label=g if (group and not labelled) else None)  # fmt: skip
+                labelled = True
         if reference is not None:
             ax.axvline(reference, color="0.4", linewidth=0.6, linestyle="--")
         ax.set_yticks(y, data["_label"])

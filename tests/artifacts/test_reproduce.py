@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -132,6 +133,37 @@ def test_only_builds_the_selection_and_writes_a_manifest_entry_per_output(
     assert "fast build of" in text and all(rel in text for rel in declared)
     assert ("SIMULATED" in text) is release_small.simulated
     assert repr(result).startswith(f"<BuildResult: {len(declared)} rows")
+
+
+def test_a_release_without_human_raters_or_emotion_predictions_builds_and_says_what_it_skipped(
+    tmp_path,
+):
+    # A user's release of new models with behaviour and preference predictions only: the
+    # artefacts that need human raters are skipped with the reason in the manifest, and those
+    # whose metric is the same for every model (emotion F1 without predictions) still build.
+    from dataclasses import replace
+
+    from attunestats.release.simulate import SCENARIOS, simulate_documents
+
+    cfg = replace(SCENARIOS["null"], n_conversations=30, n_human_raters=0, messiness=0.0)
+    docs = simulate_documents(cfg, rng=11)
+    for files in docs.runs.values():
+        for run in files.values():
+            for turn in run["turns"]:
+                turn["em_emotion_tags"] = []
+    release = docs.write(tmp_path / "release")
+    only = ["rater-agreement", "humans-vs-models", "discrimination-contrasts"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the load report of the stripped predictions
+        result = build(release=release, out=tmp_path / "out", fast=True, rng=3, only=only,
+                       progress=False)  # fmt: skip
+    skipped = result.manifest["skipped"]
+    for artefact in ("rater-agreement", "humans-vs-models"):
+        for rel in get_artefact(artefact).outputs:
+            assert "0 human rater(s)" in skipped[rel] and not (tmp_path / "out" / rel).exists()
+    contrasts = pd.read_csv(tmp_path / "out" / "tables" / "03_discrimination_contrasts.csv")
+    assert contrasts["ci_low"].isna().all() and contrasts["pvalue"].isna().all()
+    assert contrasts["note"].str.contains("avg_emotion_f1").all()
 
 
 def test_only_into_an_existing_output_keeps_the_other_files_and_their_entries(

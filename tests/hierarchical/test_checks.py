@@ -9,6 +9,8 @@ participant interactions (the structure LOO must prefer is the one the data were
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import special, stats
@@ -211,6 +213,15 @@ def test_failed_fit_is_stamped_in_tables_and_figures():
     assert any(t.startswith(RH.STAMP) and short.model.outcome in t for t in texts)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert all(lab.endswith("[diagnostics failed]") for lab in labels)
+    plt.close(fig)
+    # grouped rows keep their legend when every row comes from a failed fit (hollow markers)
+    grouped = drift.assign(kind=["x" if i % 2 == 0 else "y" for i in range(len(drift))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # matplotlib: "No artists with labels"
+        fig = RH.forest(grouped, estimate="slope", low="ci_low", high="ci_high",
+                        label="predictor", xlabel="slope", simulated=True, group="kind")  # fmt: skip
+    legend = fig.axes[0].get_legend()
+    assert legend is not None and sorted(t.get_text() for t in legend.get_texts()) == ["x", "y"]
     plt.close(fig)
     good = drift.assign(diagnostics="passed")
     fig = RH.forest(good, estimate="slope", low="ci_low", high="ci_high", label="predictor",

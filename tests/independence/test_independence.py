@@ -582,6 +582,37 @@ def test_default_metrics_one_per_capability(small_scores):
     assert mm.n_models == 11 and mm.simulated
 
 
+def test_a_default_metric_constant_across_models_is_left_out_with_a_warning():
+    # Runs without emotion predictions (a user's release that only has behaviour answers): every
+    # model gets the same emotion F1 in every conversation, a constant column whose correlations
+    # are undefined. The default metrics leave it out and say so; asking for it is an error.
+    from dataclasses import replace
+
+    import attunestats as at
+    from attunestats.independence import capability_matrix
+    from attunestats.release.load import release_from_documents
+    from attunestats.release.simulate import SCENARIOS, simulate_documents
+
+    cfg = replace(SCENARIOS["null"], n_conversations=30, n_human_raters=0, messiness=0.0)
+    docs = simulate_documents(cfg, rng=6)
+    for files in docs.runs.values():
+        for run in files.values():
+            for turn in run["turns"]:
+                turn["em_emotion_tags"] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores = at.score(release_from_documents(docs.conversations, docs.runs, docs.release_info))
+    f1 = scores.conversation[scores.conversation["metric"] == "avg_emotion_f1"]
+    assert f1.groupby("conversation_id")["value"].nunique().max() == 1  # the same for all models
+    with pytest.warns(AttunestatsWarning, match=r"avg_emotion_f1.*same value for every model"):
+        mm = capability_matrix(scores, n_resamples=100, rng=1)
+    assert "avg_emotion_f1" not in mm.metrics and "emotion" not in mm.capabilities
+    assert "avg_binary_om_accuracy" in mm.metrics and np.ptp(mm.estimate, axis=0).min() > 0
+    with pytest.raises(ValueError, match=r"avg_emotion_f1.*choose other metrics"):
+        capability_matrix(scores, metrics=["avg_emotion_f1", "avg_binary_om_accuracy",
+                                           "avg_pairwise_accuracy"], n_resamples=100)  # fmt: skip
+
+
 # --------------------------------------------------------------------------------------------
 # errors
 # --------------------------------------------------------------------------------------------

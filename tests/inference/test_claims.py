@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import attunestats as at
@@ -249,3 +252,20 @@ def test_claim_d_with_a_supplied_fit_counts_only_evaluated_models():
     hardest = total.argmin("topic")  # (chain, draw, predictor) positions in topic order
     rr = list(post["topic_effect"]["topic"].values).index("romantic relationships")
     assert res.parts["estimate"].iloc[0] == pytest.approx(float((hardest == rr).mean()))
+
+
+def test_power_of_a_part_without_standard_error_is_undefined_not_a_warning():
+    # A part whose standard error is 0 (a metric every predictor scores the same) has no power;
+    # the planning numbers are NaN (verdict_of then does not call it "not decidable").
+    from attunestats.inference.claims import t_power, verdict_of
+
+    flat = {"standard_error": 0.0, "estimate": 0.0, "test": "equivalence", "margin": 0.3}
+    varied = {"standard_error": 0.1, "estimate": 0.2, "test": "two-sided", "margin": np.nan}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        now, needed = t_power([varied, flat], alpha=0.05, n_units=11)
+        ok_now, ok_needed = t_power([varied], alpha=0.05, n_units=11)
+    assert np.isnan(now) and np.isnan(needed)
+    assert 0 < ok_now < 1 and ok_needed >= 11
+    parts = pd.DataFrame({"shown": [False], "opposite_shown": [False]})
+    assert verdict_of(parts, power=now) == "inconclusive"

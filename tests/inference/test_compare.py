@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -178,6 +180,25 @@ def test_discrimination_contrast_orders_metrics():
     assert reverse["ci_high"] < 0 and reverse["pvalue"] == pytest.approx(contrast["pvalue"])
     with pytest.raises(KeyError, match="not in this comparison"):
         res.discrimination_contrast("strong", "nope")
+
+
+def test_discrimination_contrast_of_a_constant_metric_is_undefined_not_an_error():
+    # A metric every predictor scores identically in every conversation (e.g. a release without
+    # emotion predictions: F1 0 everywhere) has no spread and no noise: D is undefined, the
+    # contrast says so with NaN interval and p-value instead of failing in the root finder.
+    rng = np.random.default_rng(5)
+    values = np.zeros((60, 6))
+    values[:, 0::2] = np.array([0.0, 0.4, 0.8]) + rng.normal(size=(60, 3))
+    res = compare_models(_boot(values, ("varied", "flat"), n_resamples=300, rng=3),
+                         correction="none")  # fmt: skip
+    disc = res.discrimination.set_index("metric")
+    assert np.isnan(disc.loc["flat", "sni"]) and np.isfinite(disc.loc["varied", "sni"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        out = res.discrimination_contrast("varied", "flat")
+    assert np.isnan(out["ci_low"]) and np.isnan(out["ci_high"]) and np.isnan(out["pvalue"])
+    assert "flat" in out["note"] and "varied" not in out["note"]
+    assert res.discrimination_contrast("varied", "varied")["note"] is None
 
 
 def test_discrimination_contrast_size_under_equal_signal():

@@ -36,16 +36,32 @@ def tables(ctx: ArtefactContext) -> dict[str, pd.DataFrame]:
         n_resamples=n_resamples, rng=ctx.seed))  # fmt: skip
 
 
+def _missing_raters(ctx: ArtefactContext) -> str | None:
+    """Why the human-baseline analysis cannot run on this release (None: it can)."""
+    kinds = ctx.scores.predictors["kind"]
+    n = int((kinds == "human").sum())
+    if n >= 2:
+        return None
+    return (
+        f"the release has {n} human rater(s) (predictors of kind 'human' in release.json); "
+        "the human-baseline analysis needs at least 2"
+    )
+
+
 def _table(ctx: ArtefactContext, name: str) -> Table:
     return ctx.table(f"07_{name}", tables(ctx)[name], CAPTIONS[name])
 
 
 def rater_agreement(ctx: ArtefactContext) -> Built:
+    if reason := _missing_raters(ctx):
+        return ctx.not_applicable(reason)
     fig = plots.plot_rater_agreement(tables(ctx)["rater_agreement"], simulated=ctx.simulated)
     return ctx.built(_table(ctx, "rater_agreement"), ctx.figure("07_rater_agreement", fig))
 
 
 def rater_vs_participant(ctx: ArtefactContext) -> Built:
+    if reason := _missing_raters(ctx):
+        return ctx.not_applicable(reason)
     summary = tables(ctx)["rater_vs_participant_summary"]
     fig = plots.plot_rater_vs_participant(summary, simulated=ctx.simulated)
     return ctx.built(_table(ctx, "rater_vs_participant"),
@@ -54,6 +70,8 @@ def rater_vs_participant(ctx: ArtefactContext) -> Built:
 
 
 def humans_vs_models(ctx: ArtefactContext) -> Built:
+    if reason := _missing_raters(ctx):
+        return ctx.not_applicable(reason)
     summary = tables(ctx)["humans_vs_models_summary"]
     fig = plots.plot_humans_vs_models(summary, simulated=ctx.simulated)
     return ctx.built(_table(ctx, "humans_vs_models"), _table(ctx, "humans_vs_models_summary"),
@@ -61,4 +79,6 @@ def humans_vs_models(ctx: ArtefactContext) -> Built:
 
 
 def claim_f(ctx: ArtefactContext) -> Built:
+    if reason := _missing_raters(ctx):
+        return ctx.not_applicable(reason)
     return ctx.built(_table(ctx, "claim_f"))
