@@ -57,5 +57,15 @@ class ReleaseError(ValueError):
         super().__init__(head + "\n  " + "\n  ".join(lines))
 
 
+class NotApplicable(ValueError):
+    """The data cannot support this analysis at all (e.g. a single diagnosis group, fewer than
+    4 models for correlations, fewer than 2 human raters for agreement).
+
+    A ``ValueError``, so callers that catch bad input keep working; ``attunestats reproduce``
+    catches it from a builder, skips that artefact's outputs and records the message in the
+    manifest (``skipped``) instead of failing the build.
+    """
+
+
 class DiagnosticsError(RuntimeError):
     """MCMC diagnostics failed and the caller did not accept the fit explicitly."""

@@ -41,6 +41,7 @@ import platform
 import shutil
 import sys
 import time
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from importlib import metadata
@@ -68,6 +69,7 @@ from attunestats.artifacts.notebooks import (
     find_notebook,
 )
 from attunestats.artifacts.registry import Artefact, select
+from attunestats.errors import AttunestatsWarning, NotApplicable
 
 _VERSIONED = (
     "attunestats", "numpy", "scipy", "pandas", "pymc", "pytensor", "arviz", "nutpie",
@@ -305,6 +307,11 @@ def build(
             actx = ctx.for_artefact(artefact)
             try:
                 built = artefact.resolve_builder()(actx)
+            except NotApplicable as exc:  # the release cannot support it: skipped, not failed
+                built = actx.not_applicable(str(exc))
+                warnings.warn(f"{artefact.id} is not applicable to this release ({exc}); its "
+                              "outputs are skipped (MANIFEST.json 'skipped')",
+                              AttunestatsWarning, stacklevel=2)  # fmt: skip
             except Exception as exc:
                 raise ArtefactFailed(artefact, f"{type(exc).__name__}: {exc}") from exc
             _check_outputs(artefact, built)

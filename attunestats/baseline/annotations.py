@@ -50,6 +50,7 @@ import pandas as pd
 
 from attunestats import constants as K
 from attunestats.baseline._checks import _check_release
+from attunestats.errors import NotApplicable
 
 if TYPE_CHECKING:
     from attunestats.release.model import Release
@@ -231,7 +232,7 @@ def _check_raters(release: Release, predictors: Any, *, minimum: int) -> list[st
     if predictors is None:
         names = sorted(table.loc[table["kind"] == "human", "predictor"].astype(str).tolist())
         if len(names) < minimum:
-            raise ValueError(
+            raise NotApplicable(
                 f"the release has {len(names)} human rater(s) (predictors of kind 'human'); "
                 f"need at least {minimum}; pass predictors= to choose raters"
             )

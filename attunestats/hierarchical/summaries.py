@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from attunestats._rng import RNGLike, check_rng
+from attunestats.errors import NotApplicable
 from attunestats.hierarchical.fit import FitResult
 from attunestats.hierarchical.model import HierarchicalModel, _logistic
 
@@ -424,7 +425,7 @@ def diagnosis_contrasts(
     warning = _check_fit(fit, ci_prob, accept_failed_diagnostics)
     m = fit.model
     if not m.has_diagnosis:
-        raise ValueError("the data have a single diagnosis group: no contrasts")
+        raise NotApplicable("the data have a single diagnosis group: no contrasts")
     q = posterior_quantities(fit)
     contrast = q["diagnosis_contrast"][0].reshape(-1, m.n_predictors, len(m.diagnosis_groups) - 1)
     avg = q["diagnosis_effect"][0]  # (S, G-1)

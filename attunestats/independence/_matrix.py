@@ -13,7 +13,7 @@ import pandas as pd
 
 from attunestats._rng import RNGLike
 from attunestats.constants import SIMULATED_LABEL
-from attunestats.errors import AttunestatsWarning
+from attunestats.errors import AttunestatsWarning, NotApplicable
 from attunestats.inference.bootstrap import (
     METHODS,
     ResamplingPlan,
@@ -369,7 +369,9 @@ def capability_matrix(
     keys = labels[["predictor", "mode"]].drop_duplicates().sort_values(["predictor", "mode"])
     key_list = list(keys.itertuples(index=False, name=None))
     if len(key_list) < 4:
-        raise ValueError(f"need at least 4 models to study their correlations; got {len(key_list)}")
+        raise NotApplicable(
+            f"need at least 4 models to study their correlations; got {len(key_list)}"
+        )
     pos = {tuple(r): i for i, r in enumerate(labels[["predictor", "mode", "metric"]].itertuples(
         index=False, name=None))}  # fmt: skip
     column_index = np.array([[pos[(p, md, m)] for m in names] for p, md in key_list])

@@ -166,6 +166,26 @@ def test_a_release_without_human_raters_or_emotion_predictions_builds_and_says_w
     assert contrasts["note"].str.contains("avg_emotion_f1").all()
 
 
+def test_artefacts_the_release_cannot_support_are_skipped_with_a_warning(tmp_path,
+                                                                        make_tmp_release):  # fmt: skip
+    # 3 evaluated models and 1 human rater: no correlations across models (4 needed) and no
+    # agreement among raters (2 needed); the build goes on and the manifest says why.
+    from attunestats.errors import AttunestatsWarning
+
+    release = make_tmp_release(rng=2)
+    only = ["capability-independence", "rater-agreement"]
+    with pytest.warns(AttunestatsWarning, match="capability-independence is not applicable"):
+        result = build(release=release, out=tmp_path / "out", fast=True, rng=3, only=only,
+                       progress=False)  # fmt: skip
+    skipped = result.manifest["skipped"]
+    assert set(skipped) == {rel for a in only for rel in get_artefact(a).outputs}
+    for rel in get_artefact("capability-independence").outputs:
+        assert "need at least 4 models" in skipped[rel]
+    for rel in get_artefact("rater-agreement").outputs:
+        assert "1 human rater(s)" in skipped[rel]
+    assert result.manifest["outputs"] == {}
+
+
 def test_only_into_an_existing_output_keeps_the_other_files_and_their_entries(
     tmp_path, release_small_path
 ):

@@ -20,7 +20,7 @@ import pytest
 from scipy import special, stats
 
 from attunestats import hierarchical as H
-from attunestats.errors import DiagnosticsError
+from attunestats.errors import DiagnosticsError, NotApplicable
 from attunestats.hierarchical import summaries as S
 from attunestats.hierarchical.synthetic import simulate_panel
 
@@ -333,6 +333,19 @@ def test_topic_effects_by_hand(good_fit):
     by = S.topic_effects(good_fit, by_predictor=True)
     assert len(by) == len(good_fit.model.topics) * good_fit.model.n_predictors
     assert by.groupby("predictor")["p_hardest"].sum().to_numpy() == pytest.approx(1.0)
+
+
+def test_diagnosis_contrasts_of_a_single_group_are_not_applicable():
+    # Every participant in one group: there is nothing to contrast. NotApplicable (a ValueError)
+    # lets `reproduce` skip the artefact with this reason instead of failing the build.
+    pan = simulate_panel(rng=4, groups=("none",), diagnosis_effect=(), n_conversations=12,
+                         n_participants=4, n_predictors=2)  # fmt: skip
+    model = H.behaviour_model(pan.data, pan.design)
+    assert model.diagnosis_groups == ("none",) and not model.has_diagnosis
+    short = H.fit(model, draws=20, tune=20, chains=1, rng=1)
+    with pytest.raises(NotApplicable, match="single diagnosis group"):
+        S.diagnosis_contrasts(short, accept_failed_diagnostics=True)
+    assert issubclass(NotApplicable, ValueError)
 
 
 def test_diagnosis_contrasts_and_drift_by_hand(good_fit):

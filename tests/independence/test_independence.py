@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from attunestats.constants import SIMULATED_LABEL
-from attunestats.errors import AttunestatsWarning, DiagnosticsError
+from attunestats.errors import AttunestatsWarning, DiagnosticsError, NotApplicable
 from attunestats.independence import (
     MetricMatrix,
     capability_independence,
@@ -646,7 +646,7 @@ def test_errors_name_the_argument_and_value(small_scores):
         capability_matrix(small_scores, predictors=["sim-model-01", "ghost"])
     with pytest.raises(ValueError, match="kind='alien' matches no predictor"):
         capability_matrix(small_scores, kind="alien")
-    with pytest.raises(ValueError, match="need at least 4 models"):
+    with pytest.raises(NotApplicable, match="need at least 4 models"):
         capability_matrix(small_scores, predictors=["sim-model-01", "sim-model-02"])
     with pytest.raises(TypeError, match="scores must be a Scores"):
         capability_matrix(mm)  # type: ignore[arg-type]

@@ -3,7 +3,9 @@
 Agreement among the human baseline raters on every annotation type, raters against the
 participants, humans against models on the units each rater rated (common ground), claim (f);
 all from one call of :func:`attunestats.baseline.baseline_tables`. Intervals are for the
-population of participants (delete-one-participant jackknife, t).
+population of participants (delete-one-participant jackknife, t). A release with fewer than two
+human raters has none of these outputs (``NotApplicable``: skipped, with the reason, in the
+manifest).
 """
 
 from __future__ import annotations
@@ -36,32 +38,16 @@ def tables(ctx: ArtefactContext) -> dict[str, pd.DataFrame]:
         n_resamples=n_resamples, rng=ctx.seed))  # fmt: skip
 
 
-def _missing_raters(ctx: ArtefactContext) -> str | None:
-    """Why the human-baseline analysis cannot run on this release (None: it can)."""
-    kinds = ctx.scores.predictors["kind"]
-    n = int((kinds == "human").sum())
-    if n >= 2:
-        return None
-    return (
-        f"the release has {n} human rater(s) (predictors of kind 'human' in release.json); "
-        "the human-baseline analysis needs at least 2"
-    )
-
-
 def _table(ctx: ArtefactContext, name: str) -> Table:
     return ctx.table(f"07_{name}", tables(ctx)[name], CAPTIONS[name])
 
 
 def rater_agreement(ctx: ArtefactContext) -> Built:
-    if reason := _missing_raters(ctx):
-        return ctx.not_applicable(reason)
     fig = plots.plot_rater_agreement(tables(ctx)["rater_agreement"], simulated=ctx.simulated)
     return ctx.built(_table(ctx, "rater_agreement"), ctx.figure("07_rater_agreement", fig))
 
 
 def rater_vs_participant(ctx: ArtefactContext) -> Built:
-    if reason := _missing_raters(ctx):
-        return ctx.not_applicable(reason)
     summary = tables(ctx)["rater_vs_participant_summary"]
     fig = plots.plot_rater_vs_participant(summary, simulated=ctx.simulated)
     return ctx.built(_table(ctx, "rater_vs_participant"),
@@ -70,8 +56,6 @@ def rater_vs_participant(ctx: ArtefactContext) -> Built:
 
 
 def humans_vs_models(ctx: ArtefactContext) -> Built:
-    if reason := _missing_raters(ctx):
-        return ctx.not_applicable(reason)
     summary = tables(ctx)["humans_vs_models_summary"]
     fig = plots.plot_humans_vs_models(summary, simulated=ctx.simulated)
     return ctx.built(_table(ctx, "humans_vs_models"), _table(ctx, "humans_vs_models_summary"),
@@ -79,6 +63,4 @@ def humans_vs_models(ctx: ArtefactContext) -> Built:
 
 
 def claim_f(ctx: ArtefactContext) -> Built:
-    if reason := _missing_raters(ctx):
-        return ctx.not_applicable(reason)
     return ctx.built(_table(ctx, "claim_f"))
