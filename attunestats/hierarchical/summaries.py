@@ -276,7 +276,7 @@ def topic_effects(
     warning = _check_fit(fit, ci_prob, accept_failed_diagnostics)
     m = fit.model
     if not m.has_topic_effect:
-        raise ValueError("the model has a single topic: no topic effects")
+        raise NotApplicable("the model has a single topic: no topic effects")
     v = draws(fit, "topic_effect")  # (S, T)
     n_conv = np.bincount(m.topic_of_conversation, minlength=len(m.topics))
     blocks: list[tuple[str | None, np.ndarray]] = []

@@ -335,7 +335,7 @@ def test_topic_effects_by_hand(good_fit):
     assert by.groupby("predictor")["p_hardest"].sum().to_numpy() == pytest.approx(1.0)
 
 
-def test_diagnosis_contrasts_of_a_single_group_are_not_applicable():
+def test_contrasts_of_a_single_group_or_topic_are_not_applicable():
     # Every participant in one group: there is nothing to contrast. NotApplicable (a ValueError)
     # lets `reproduce` skip the artefact with this reason instead of failing the build.
     pan = simulate_panel(rng=4, groups=("none",), diagnosis_effect=(), n_conversations=12,
@@ -346,6 +346,13 @@ def test_diagnosis_contrasts_of_a_single_group_are_not_applicable():
     with pytest.raises(NotApplicable, match="single diagnosis group"):
         S.diagnosis_contrasts(short, accept_failed_diagnostics=True)
     assert issubclass(NotApplicable, ValueError)
+    one_topic = simulate_panel(rng=4, n_topics=1, n_conversations=12, n_participants=4,
+                               n_predictors=2)  # fmt: skip
+    model = H.behaviour_model(one_topic.data, one_topic.design)
+    assert model.topics == (model.topics[0],) and not model.has_topic_effect
+    short = H.fit(model, draws=20, tune=20, chains=1, rng=1)
+    with pytest.raises(NotApplicable, match="single topic"):
+        S.topic_effects(short, accept_failed_diagnostics=True)
 
 
 def test_diagnosis_contrasts_and_drift_by_hand(good_fit):

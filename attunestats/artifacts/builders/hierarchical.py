@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from attunestats.artifacts.context import ArtefactContext, Built
-from attunestats.errors import AttunestatsWarning
+from attunestats.errors import AttunestatsWarning, NotApplicable
 from attunestats.report import hierarchical as report
 
 #: The models of the build, in the order they are reported.
@@ -163,8 +163,10 @@ def variance_decomposition(ctx: ArtefactContext) -> Built:
 def _topics(ctx: ArtefactContext) -> pd.DataFrame:
     from attunestats import hierarchical as H
 
-    return _concat([H.topic_effects(f, accept_failed_diagnostics=True)
-                    for f in fits(ctx).values() if f.model.has_topic_effect])  # fmt: skip
+    fitted = [f for f in fits(ctx).values() if f.model.has_topic_effect]
+    if not fitted:
+        raise NotApplicable("the release has a single topic: no topic effects")
+    return _concat([H.topic_effects(f, accept_failed_diagnostics=True) for f in fitted])
 
 
 def topic_effects(ctx: ArtefactContext) -> Built:
