@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from attunestats.hierarchical._scores import scores_design, scores_table
+from attunestats.hierarchical._scores import simulated as _simulated
 from attunestats.hierarchical.centring import (  # noqa: F401 - re-exported
     AUTO_CENTRED_MIN_CONVERSATIONS,
     AUTO_CENTRED_MIN_OBS,
@@ -98,19 +100,6 @@ def _select_predictors(df: pd.DataFrame, predictors: Sequence[str] | None) -> li
     if len(set(predictors)) != len(predictors):
         raise ValueError(f"predictors has duplicates: {list(predictors)}")
     return list(predictors)
-
-
-def _mode_filter(df: pd.DataFrame, mode: str | None, name: str) -> pd.DataFrame:
-    if "mode" not in df.columns:
-        return df
-    modes = sorted(df["mode"].dropna().astype("str").unique())
-    if mode is None:
-        if len(modes) > 1:
-            raise ValueError(f"{name} has several modes {modes}: pass mode= to choose one")
-        return df
-    if mode not in modes:
-        raise ValueError(f"mode {mode!r} not in {name}; available: {modes}")
-    return df[df["mode"] == mode]
 
 
 # --------------------------------------------------------------------------------------------
@@ -434,7 +423,7 @@ def behaviour_model_from_scores(
     tasks = [task] if isinstance(task, str) else list(task)
     for t in tasks:
         _check_choice("task", t, BINARY_TASKS)
-    tc = _mode_filter(_scores_table(scores, "turn_counts"), mode, "scores.turn_counts")
+    tc = scores_table(scores, "turn_counts", mode)
     tc = tc[tc["task"].isin(tasks)]
     counts = pd.DataFrame(
         {
@@ -449,7 +438,7 @@ def behaviour_model_from_scores(
     counts = counts.sort_values("task", key=lambda s: s.map(tasks.index), kind="stable")
     model = binomial_model(
         counts,
-        scores.design,
+        scores_design(scores),
         outcome=f"binary behaviour accuracy (task {', '.join(tasks)})",
         capability="behaviour",
         predictors=predictors,
@@ -544,10 +533,10 @@ def preference_model_from_scores(
     structure: ModelSpec | str | None = None,
 ) -> HierarchicalModel:
     """:func:`preference_model` on ``scores.comparisons``."""
-    comp = _mode_filter(_scores_table(scores, "comparisons"), mode, "scores.comparisons")
+    comp = scores_table(scores, "comparisons", mode)
     return preference_model(
         comp,
-        scores.design,
+        scores_design(scores),
         predictors=predictors,
         reference_group=reference_group,
         decided_only=decided_only,
@@ -682,13 +671,13 @@ def emotion_model_from_scores(
 ) -> HierarchicalModel:
     """:func:`emotion_model` on ``scores.turn`` rows of ``metric``."""
     _check_choice("metric", metric, ("emotion_f1", "emotion_va_score"))
-    t = _mode_filter(_scores_table(scores, "turn"), mode, "scores.turn")
+    t = scores_table(scores, "turn", mode)
     t = t[t["metric"] == metric]
     if t.empty:
         raise ValueError(f"scores.turn has no rows of metric {metric!r}")
     return emotion_model(
         t.loc[:, ["predictor", "conversation_id", "turn", "value"]],
-        scores.design,
+        scores_design(scores),
         metric=metric,
         predictors=predictors,
         reference_group=reference_group,
@@ -762,13 +751,13 @@ def holistic_model_from_scores(
 ) -> HierarchicalModel:
     """:func:`holistic_model` on ``scores.conversation`` rows of ``metric``."""
     _check_choice("metric", metric, tuple(HOLISTIC_MAX_ERROR))
-    c = _mode_filter(_scores_table(scores, "conversation"), mode, "scores.conversation")
+    c = scores_table(scores, "conversation", mode)
     c = c[c["metric"] == metric]
     if c.empty:
         raise ValueError(f"scores.conversation has no rows of metric {metric!r}")
     return holistic_model(
         c.loc[:, ["predictor", "conversation_id", "value"]],
-        scores.design,
+        scores_design(scores),
         metric=metric,
         predictors=predictors,
         reference_group=reference_group,
@@ -776,19 +765,3 @@ def holistic_model_from_scores(
         structure=structure,
         simulated=_simulated(scores),
     )
-
-
-# --------------------------------------------------------------------------------------------
-def _scores_table(scores: Any, name: str) -> pd.DataFrame:
-    table = getattr(scores, name, None)
-    if not isinstance(table, pd.DataFrame) or not hasattr(scores, "design"):
-        raise TypeError(
-            f"scores must be an attunestats Scores object (with .{name} and .design); "
-            f"got {type(scores).__name__}"
-        )
-    return table
-
-
-def _simulated(scores: Any) -> bool:
-    info = getattr(scores, "release_info", None) or {}
-    return bool(info.get("simulated", False))

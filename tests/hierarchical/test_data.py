@@ -485,6 +485,28 @@ def test_from_scores_counts_match_tables(small_scores):
         H.behaviour_model_from_scores(object())
 
 
+def test_conversations_without_a_topic_form_one_topic_with_a_warning(small_scores):
+    # A user's release without metadata.category for some conversations: the models still
+    # build (participant and diagnosis terms do not need topics), the topic-less conversations
+    # are one level named NO_TOPIC, and a warning counts them.
+    from dataclasses import replace
+
+    from attunestats.errors import AttunestatsWarning
+    from attunestats.hierarchical._scores import NO_TOPIC
+
+    design = small_scores.design.copy()
+    lost = design["conversation_id"].iloc[:5].tolist()
+    design.loc[design["conversation_id"].isin(lost), "topic"] = None
+    sc = replace(small_scores, design=design)
+    with pytest.warns(AttunestatsWarning, match=r"5 of 24 conversations have no topic"):
+        m = H.behaviour_model_from_scores(sc, task="om")
+    assert NO_TOPIC in m.topics
+    k = [m.conversations.index(c) for c in lost]
+    assert {m.topics[t] for t in m.topic_of_conversation[k]} == {NO_TOPIC}
+    others = m.topic_of_conversation[[i for i in range(len(m.conversations)) if i not in k]]
+    assert NO_TOPIC not in {m.topics[t] for t in others}
+
+
 # ------------------------------------------------------------------ parameterisation rule
 def test_auto_centring_rule_by_hand():
     from attunestats.hierarchical.data import auto_centring
