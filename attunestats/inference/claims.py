@@ -61,7 +61,8 @@ from attunestats.inference.multiplicity import adjust_pvalues, interval_alpha
 from attunestats.inference.participants import ESTIMANDS, participant_inference
 from attunestats.inference.sums import SumStatistic, mean_statistic
 
-VERDICTS = ("supported", "contradicted", "not decidable at this sample size", "inconclusive")
+VERDICTS = ("supported", "contradicted", "not decidable at this sample size", "inconclusive",
+            "not testable")  # fmt: skip
 
 CLAIMS = {
     "a": "model rankings on emotion recognition, behaviour classification, preference prediction "
@@ -95,7 +96,8 @@ class ClaimResult(ResultMixin):
     parts : pandas.DataFrame
         One row per tested quantity (:data:`PART_COLUMNS`): the estimate, the interval and the
         p-value of its test (same procedure, same family), whether it is ``shown`` on the
-        claimed side or on the opposite one.
+        claimed side or on the opposite one. A claim the release cannot test (verdict ``"not
+        testable"``) has one row with only ``claim`` set, so that it stays visible in tables.
     verdict : str
         One of :data:`VERDICTS`.
     power, participants_needed : float or None
@@ -348,9 +350,9 @@ def _contrast_statistic(
 def _untestable(c: str, exc: Exception, confidence_level: float, simulated: bool,
                 seed: Any) -> ClaimResult:  # fmt: skip
     return ClaimResult(
-        claim=c, statement=CLAIMS[c], verdict="inconclusive", rule=f"not testable: {exc}",
+        claim=c, statement=CLAIMS[c], verdict="not testable", rule=f"not testable: {exc}",
         method="", estimand="", confidence_level=confidence_level, simulated=simulated,
-        parts=part_frame(c, []), seed=seed,
+        parts=pd.DataFrame({"claim": [c]}, columns=list(PART_COLUMNS)), seed=seed,
     )  # fmt: skip
 
 

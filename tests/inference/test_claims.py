@@ -182,9 +182,16 @@ def test_claim_g_verdicts_follow_planted_sign():
 
 
 def test_audit_says_not_testable_instead_of_failing(paper_scores):
-    # no human raters in this release: claim (f) cannot be tested, the audit says so
-    audit = audit_claims(paper_scores, claims=("f",), n_resamples=100, rng=1)
-    assert audit["f"].verdict == "inconclusive" and audit["f"].rule.startswith("not testable")
+    # no human raters in this release: claim (f) cannot be tested, the audit says so, and the
+    # table keeps a row for it (an untested claim must not vanish from the CSV)
+    audit = audit_claims(paper_scores, claims=("e", "f"), n_resamples=100, rng=1)
+    assert audit["f"].verdict == "not testable" and audit["f"].rule.startswith("not testable")
+    frame = audit.to_frame()
+    assert set(frame["claim"]) == {"e", "f"}
+    row = frame[frame["claim"] == "f"]
+    assert len(row) == 1 and row["verdict"].iloc[0] == "not testable"
+    assert "human" in row["rule"].iloc[0] and row[["estimate", "pvalue"]].isna().all(axis=None)
+    assert list(frame.columns) == list(audit["e"].to_frame().columns)
 
 
 # ------------------------------------------------------------------ claim (d): hierarchical
