@@ -351,7 +351,7 @@ def _untestable(c: str, exc: Exception, confidence_level: float, simulated: bool
                 seed: Any) -> ClaimResult:  # fmt: skip
     return ClaimResult(
         claim=c, statement=CLAIMS[c], verdict="not testable", rule=f"not testable: {exc}",
-        method="", estimand="", confidence_level=confidence_level, simulated=simulated,
+        method="none (not testable)", estimand="none (not testable)", confidence_level=confidence_level, simulated=simulated,
         parts=pd.DataFrame({"claim": [c]}, columns=list(PART_COLUMNS)), seed=seed,
     )  # fmt: skip
 

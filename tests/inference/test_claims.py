@@ -192,6 +192,9 @@ def test_audit_says_not_testable_instead_of_failing(paper_scores):
     assert len(row) == 1 and row["verdict"].iloc[0] == "not testable"
     assert "human" in row["rule"].iloc[0] and row[["estimate", "pvalue"]].isna().all(axis=None)
     assert list(frame.columns) == list(audit["e"].to_frame().columns)
+    from attunestats.report.tables import read_back_differences
+
+    assert read_back_differences(row, row.to_csv(index=False)) == []  # no "" cells
 
 
 # ------------------------------------------------------------------ claim (d): hierarchical
