@@ -465,6 +465,14 @@ def reproduce(
     if not result.manifest["consistent"]:
         print("note: the output mixes builds with different releases, modes or seeds "
               "(see MANIFEST.json)")  # fmt: skip
+    reasons: dict[str, list[str]] = {}
+    for rel, reason in result.manifest.get("skipped", {}).items():
+        reasons.setdefault(reason, []).append(rel)
+    if reasons:
+        print(f"{sum(map(len, reasons.values()))} declared output file(s) not produced "
+              "(MANIFEST.json: skipped):")  # fmt: skip
+        for reason, rels in reasons.items():
+            print(f"  {len(rels)} file(s), {reason}")
     failed = result.manifest.get("failed_fits", [])
     if failed:
         accepted = allow_failed_fits or bool(result.manifest["sizes"].get("accept_failed_fits"))

@@ -166,7 +166,7 @@ def test_a_release_without_human_raters_or_emotion_predictions_builds_and_says_w
     assert contrasts["note"].str.contains("avg_emotion_f1").all()
 
 
-def test_artefacts_the_release_cannot_support_are_skipped_with_a_warning(tmp_path,
+def test_artefacts_the_release_cannot_support_are_skipped_with_a_warning(tmp_path, capsys,
                                                                         make_tmp_release):  # fmt: skip
     # 3 evaluated models and 1 human rater: no correlations across models (4 needed) and no
     # agreement among raters (2 needed); the build goes on and the manifest says why.
@@ -184,6 +184,17 @@ def test_artefacts_the_release_cannot_support_are_skipped_with_a_warning(tmp_pat
     for rel in get_artefact("rater-agreement").outputs:
         assert "1 human rater(s)" in skipped[rel]
     assert result.manifest["outputs"] == {}
+    # the command line says which files were not produced and why
+    from attunestats.cli import main
+
+    capsys.readouterr()
+    with pytest.warns(AttunestatsWarning):
+        assert main(["reproduce", "--release", str(release), "--out", str(tmp_path / "cli"),
+                     "--fast", "--quiet", "--only", "rater-agreement"]) == 0  # fmt: skip
+    printed = capsys.readouterr().out
+    n = len(get_artefact("rater-agreement").outputs)
+    assert f"{n} declared output file(s) not produced" in printed
+    assert f"{n} file(s), rater-agreement: the release has 1 human rater(s)" in printed
 
 
 def test_only_into_an_existing_output_keeps_the_other_files_and_their_entries(
