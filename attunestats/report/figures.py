@@ -438,7 +438,14 @@ def phase_lines(
     ``table`` is the tidy table of :func:`attunestats.inference.dynamics.phase_bootstrap`.
     """
     phases = ["early", "mid", "late"]
-    data = table[table["phase"].isin(phases) & table["metric"].isin(list(metrics))]
+    data = table[table["phase"].isin(phases) & table["metric"].isin(list(metrics))].copy()
+    if "mode" in data.columns:  # one line per predictor and mode ("model [verbose]")
+        mode = data["mode"].astype(str)
+        data["predictor"] = (
+            data["predictor"]
+            .astype(str)
+            .where(mode == "default", data["predictor"].astype(str) + " [" + mode + "]")
+        )
     predictors = sorted(data["predictor"].unique())
     with style():
         fig, axes = plt.subplots(1, len(metrics), figsize=(width, 2.2), squeeze=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
@@ -48,6 +49,12 @@ def test_heatmap_and_phase_lines_render(tmp_path):
     )
     F.save_figure(F.phase_lines(table, metrics=["m"], simulated=True), "p", tmp_path)
     assert len(list((tmp_path / "figures").iterdir())) == 4
+    # one predictor in two modes (a release with verbose runs): one line each, labelled
+    modes = pd.concat([table.assign(mode="default"), table.assign(mode="verbose")])
+    fig = F.phase_lines(modes, metrics=["m"], simulated=True)
+    labels = sorted(t.get_text() for t in fig.legends[0].get_texts())
+    assert labels == ["x", "x [verbose]", "y", "y [verbose]"]
+    plt.close(fig)
 
 
 def test_baseline_figures_from_report_layer_save_with_the_label(tmp_path):
