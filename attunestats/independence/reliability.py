@@ -10,6 +10,7 @@ import pandas as pd
 
 from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng, seed_record
+from attunestats.errors import NotApplicable
 from attunestats.independence._kernels import (
     corr_from_cov,
     pair_indices,
@@ -118,7 +119,8 @@ def _split_weights(data: MetricMatrix, n_splits: int, rng: np.random.Generator) 
     else:
         codes, n_groups = np.arange(C), C
     if n_groups < 4:
-        raise ValueError(f"split-half needs at least 4 resampling units; got {n_groups}")
+        unit = "participants" if data.plan.unit == "participant" else "conversations"
+        raise NotApplicable(f"split-half reliability needs at least 4 {unit}; got {n_groups}")
     order = rng.permuted(np.tile(np.arange(n_groups), (n_splits, 1)), axis=1)
     in_a = np.zeros((n_splits, n_groups))
     np.put_along_axis(in_a, order[:, : n_groups // 2], 1.0, axis=1)

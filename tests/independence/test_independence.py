@@ -582,6 +582,14 @@ def test_default_metrics_one_per_capability(small_scores):
     assert mm.n_models == 11 and mm.simulated
 
 
+def test_split_half_reliability_of_three_units_is_not_applicable():
+    # 3 resampling units cannot be split into halves of 2 or more: NotApplicable (reproduce
+    # skips the independence outputs of such a release and says why)
+    mm, _ = _matrix(n_conv=3, rng=5)
+    with pytest.raises(NotApplicable, match="at least 4 conversations; got 3"):
+        reliability(mm, n_splits=20, rng=1)
+
+
 def test_a_default_metric_constant_across_models_is_left_out_with_a_warning():
     # Runs without emotion predictions (a user's release that only has behaviour answers): every
     # model gets the same emotion F1 in every conversation, a constant column whose correlations
