@@ -6,7 +6,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
+#       jupytext_version: 1.19.7
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -19,7 +19,8 @@
 # Each claim of the paper as an explicit test: one row per tested quantity, whose interval and
 # p-value come from one procedure in one family (so "the interval excludes 0" and "p < 0.05"
 # always agree), and one verdict per claim: supported, contradicted, "not decidable at this
-# sample size" (with the number of participants that would decide it) or inconclusive. The
+# sample size" (with the number of participants that would decide it), inconclusive, or "not
+# testable" (the release lacks what the claim needs, e.g. human raters). The
 # estimand is the population of participants (claims (a) and (g): these models' true scores). Claim (d) reads the hierarchical behaviour model
 # of notebook 05 (the same fit; fast mode's short chains fail the diagnostics gate and are
 # reported with a warning rather than refused). On a simulated release the verdicts check the
