@@ -22,6 +22,7 @@ import os
 import pickle
 import sys
 import time
+import warnings
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from attunestats._rng import RNGLike, child_seed, root_seed
+from attunestats.errors import AttunestatsWarning, NotApplicable
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -168,11 +170,21 @@ class Built:
 
     def frame(self, name: str | None = None) -> pd.DataFrame:
         """The table ``name`` (default: the only or first one) as a DataFrame."""
+        self._not_skipped("table", name)
         return _pick(self.tables, name, "table", self.artefact).frame
 
     def figure(self, name: str | None = None) -> Figure:
         """The figure ``name`` (default: the only or first one)."""
+        self._not_skipped("figure", name)
         return _pick(self.figures, name, "figure", self.artefact).figure
+
+    def _not_skipped(self, kind: str, name: str | None) -> None:
+        """NotApplicable (with the reason) when the output asked for was skipped."""
+        for skip in self.skipped:
+            if skip.kind == kind and name in (None, skip.name):
+                made = self.tables if kind == "table" else self.figures
+                if name is not None or not made:
+                    raise NotApplicable(f"{self.artefact}: {skip.name} not produced: {skip.reason}")
 
     def output_files(self) -> list[str]:
         """Paths, relative to the output directory, of the files :meth:`write` writes."""
@@ -203,6 +215,19 @@ class Built:
     def __repr__(self) -> str:
         names = [t.name for t in self.tables] + [f.name for f in self.figures]
         return f"Built({self.artefact!r}: {', '.join(names) or 'nothing'})"
+
+
+def run_builder(actx: ArtefactContext) -> Built:
+    """The builder of ``actx.artefact``; an analysis the release cannot support
+    (:class:`~attunestats.errors.NotApplicable`) gives every declared output skipped with the
+    reason, and a warning."""
+    try:
+        return actx.artefact.resolve_builder()(actx)
+    except NotApplicable as exc:
+        warnings.warn(f"{actx.artefact.id} is not applicable to this release ({exc}); its "
+                      "outputs are skipped (MANIFEST.json 'skipped')",
+                      AttunestatsWarning, stacklevel=3)  # fmt: skip
+        return actx.not_applicable(str(exc))
 
 
 def _pick(items: tuple[Any, ...], name: str | None, kind: str, artefact: str) -> Any:
@@ -346,7 +371,7 @@ class BuildContext:
 
         artefact = get_artefact(artefact_id, registry=registry)
         start = time.perf_counter()
-        built = artefact.resolve_builder()(self.for_artefact(artefact))
+        built = run_builder(self.for_artefact(artefact))
         if self.progress:
             print(f"    {artefact.id}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
         return built

@@ -41,7 +41,6 @@ import platform
 import shutil
 import sys
 import time
-import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from importlib import metadata
@@ -60,6 +59,7 @@ from attunestats.artifacts.context import (
     BuildContext,
     Built,
     output_files,
+    run_builder,
     sha256_json,
 )
 from attunestats.artifacts.notebooks import (
@@ -69,7 +69,6 @@ from attunestats.artifacts.notebooks import (
     find_notebook,
 )
 from attunestats.artifacts.registry import Artefact, select
-from attunestats.errors import AttunestatsWarning, NotApplicable
 
 _VERSIONED = (
     "attunestats", "numpy", "scipy", "pandas", "pymc", "pytensor", "arviz", "nutpie",
@@ -306,12 +305,7 @@ def build(
             start = time.perf_counter()
             actx = ctx.for_artefact(artefact)
             try:
-                built = artefact.resolve_builder()(actx)
-            except NotApplicable as exc:  # the release cannot support it: skipped, not failed
-                built = actx.not_applicable(str(exc))
-                warnings.warn(f"{artefact.id} is not applicable to this release ({exc}); its "
-                              "outputs are skipped (MANIFEST.json 'skipped')",
-                              AttunestatsWarning, stacklevel=2)  # fmt: skip
+                built = run_builder(actx)  # NotApplicable: outputs skipped, with the reason
             except Exception as exc:
                 raise ArtefactFailed(artefact, f"{type(exc).__name__}: {exc}") from exc
             _check_outputs(artefact, built)

@@ -192,6 +192,16 @@ def test_artefacts_the_release_cannot_support_are_skipped_with_a_warning(tmp_pat
         assert main(["reproduce", "--release", str(release), "--out", str(tmp_path / "cli"),
                      "--fast", "--quiet", "--only", "rater-agreement"]) == 0  # fmt: skip
     printed = capsys.readouterr().out
+    # in a notebook (ctx.build): the same skip, and asking for the figure says why it is absent
+    from attunestats.errors import NotApplicable
+
+    ctx = BuildContext(release=release, fast=True, rng=3)
+    with pytest.warns(AttunestatsWarning, match="rater-agreement is not applicable"):
+        built = ctx.build("rater-agreement")
+    with pytest.raises(NotApplicable, match="07_rater_agreement not produced: the release has 1"):
+        built.figure()
+    built.show()  # prints the reasons instead of failing
+    assert "not produced: the release has 1 human rater(s)" in capsys.readouterr().out
     n = len(get_artefact("rater-agreement").outputs)
     assert f"{n} declared output file(s) not produced" in printed
     assert f"{n} file(s), rater-agreement: the release has 1 human rater(s)" in printed
