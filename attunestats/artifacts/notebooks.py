@@ -92,7 +92,13 @@ def execute_notebook(
     timeout: int = 1800,
     progress: bool = True,
 ) -> Any:
-    """Execute one notebook with injected parameters; raise :class:`NotebookFailed` on error."""
+    """Execute one notebook with injected parameters; raise :class:`NotebookFailed` on error.
+
+    A cell that raises :class:`~attunestats.errors.NotApplicable` (it shows an output the
+    release cannot support, e.g. the human baseline of a release without human raters) stops
+    the notebook without failing it: a markdown cell after it says why, and the notebook's
+    metadata ``attunestats_not_applicable`` holds the reason.
+    """
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
@@ -116,6 +122,12 @@ def execute_notebook(
                 try:
                     client.execute_cell(nb.cells[index], index)
                 except CellExecutionError as exc:
+                    if exc.ename == "NotApplicable":
+                        reason = str(exc.evalue)
+                        nb.metadata["attunestats_not_applicable"] = reason
+                        nb.cells.insert(index + 1, nbformat.v4.new_markdown_cell(
+                            f"**Stopped here: not applicable to this release.** {reason}"))  # fmt: skip
+                        break
                     # number cells as in the notebook file (from 1, without the injected cell)
                     injected = nb.metadata.get("attunestats_injected_cell", -1)
                     number = index if index > injected else index + 1

@@ -326,16 +326,19 @@ def build(
                     skipped[rel] = f"{artefact.id}: {skip.reason}"
             bar.update()
         executed: list[str] = []
+        stopped: dict[str, str] = {}  # notebooks stopped at an output the release cannot support
         if notebooks:
             params = {"release": str(ctx.release_path), "fast": ctx.fast, "rng": ctx.root_seed,
                       "fit_cache": str(tmp / ".fit-cache"), "memo_dir": str(tmp / ".memo")}  # fmt: skip
             for stem, path in notebook_paths.items():
                 bar.set_postfix_str(f"notebook {path.name}")
                 start = time.perf_counter()
-                execute_notebook(path, params, save_to=tmp / "notebooks" / f"{stem}.ipynb",
-                                 progress=False)  # fmt: skip
+                nb = execute_notebook(path, params, save_to=tmp / "notebooks" / f"{stem}.ipynb",
+                                      progress=False)  # fmt: skip
                 timings[f"notebook {stem}"] = time.perf_counter() - start
                 executed.append(stem)
+                if "attunestats_not_applicable" in nb.metadata:
+                    stopped[stem] = str(nb.metadata["attunestats_not_applicable"])
                 bar.update()
         bar.close()
         for name in _SCRATCH:
@@ -343,6 +346,7 @@ def build(
         (tmp / "README.md").write_text(OUTPUT_README, encoding="utf-8")
         (tmp / BUILD_LOG).write_text(_build_log(timings, fit_times), encoding="utf-8")
         manifest = _manifest(ctx, tmp, artefacts, outputs, skipped, executed, only)
+        manifest["notebooks_stopped"] = stopped
         (tmp / "MANIFEST.json").write_text(
             json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8"
         )
@@ -467,6 +471,8 @@ def reproduce(
               "(MANIFEST.json: skipped):")  # fmt: skip
         for reason, rels in reasons.items():
             print(f"  {len(rels)} file(s), {reason}")
+    for stem, reason in result.manifest.get("notebooks_stopped", {}).items():
+        print(f"notebook {stem} stopped at an output this release cannot support: {reason}")
     failed = result.manifest.get("failed_fits", [])
     if failed:
         accepted = allow_failed_fits or bool(result.manifest["sizes"].get("accept_failed_fits"))

@@ -340,6 +340,22 @@ def test_notebooks_run_with_the_build_parameters_and_failures_name_the_cell(
               progress=False)  # fmt: skip
     assert _files(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["figs", "nbs"]
+    # a cell that shows an output the release cannot support stops its notebook, not the build
+    (nbs / "03_stops.py").write_text(GOOD + """
+# %%
+from attunestats.errors import NotApplicable
+raise NotApplicable("the release has 1 human rater(s)")
+
+# %%
+raise RuntimeError("never reached")
+""", encoding="utf-8")  # fmt: skip
+    result = build(release=release_small_path, out=out, fast=True, rng=7,
+                   registry=[art("stops", "03_stops")], notebooks=True, notebooks_dir=nbs,
+                   progress=False)  # fmt: skip
+    assert result.manifest["notebooks"] == ["03_stops"]
+    assert result.manifest["notebooks_stopped"] == {"03_stops": "the release has 1 human rater(s)"}
+    saved = (out / "notebooks" / "03_stops.ipynb").read_text()
+    assert "Stopped here: not applicable to this release" in saved and "never reached" in saved
 
 
 def _topics(ctx):
