@@ -171,8 +171,23 @@ class ClaimsAudit(ResultMixin):
                              for r in self.results])  # fmt: skip
 
     def details(self) -> pd.DataFrame:
-        """The supporting tables of every claim, stacked with a ``claim`` column."""
-        frames = [r.details.assign(claim=r.claim) for r in self.results if not r.details.empty]
+        """The supporting tables of every claim, stacked with a ``claim`` column.
+
+        Column ``seed``: the seed that reruns the row: a sub-analysis's own seed where it
+        records one, otherwise its claim's seed. (Every row has one, so the column of a CSV
+        of this table reads back as the exact 63-bit integers; a column with gaps would be
+        read as floats.)
+        """
+        frames = []
+        for r in self.results:
+            if r.details.empty:
+                continue
+            frame = r.details.assign(claim=r.claim)
+            own = frame["seed"] if "seed" in frame else pd.Series(None, index=frame.index)
+            frame["seed"] = pd.Series(
+                [r.seed if _missing(s) else s for s in own], index=frame.index, dtype=object
+            )
+            frames.append(frame)
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def __getitem__(self, claim: str) -> ClaimResult:
@@ -180,6 +195,10 @@ class ClaimsAudit(ResultMixin):
             if r.claim == claim:
                 return r
         raise KeyError(f"claim {claim!r} not in this audit; have {[r.claim for r in self.results]}")
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value))
 
 
 # --------------------------------------------------------------------------------------------

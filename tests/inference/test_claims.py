@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import warnings
 from dataclasses import replace
 
@@ -135,6 +136,23 @@ def test_audit_collects_claims_with_reproducible_seeds(paper_scores):
     assert "SIMULATED" in str(a.summary())
     with pytest.raises(ValueError, match="not available"):
         audit_claims(paper_scores, claims=("z",))
+
+
+def test_details_carry_an_exact_seed_on_every_row_so_the_csv_reads_back():
+    from attunestats.inference.claims import ClaimResult, ClaimsAudit
+    from attunestats.report.tables import read_back_differences
+
+    big = 5591239713491541266  # a 63-bit child seed: not exact as a float
+    common = dict(statement="s", verdict="supported", rule="r", method="m", estimand="e",
+                  confidence_level=0.95, simulated=True, parts=pd.DataFrame())  # fmt: skip
+    with_own = ClaimResult(claim="a", seed=11, details=pd.DataFrame(
+        {"pair": ["x-y", "x-z"], "seed": pd.Series([big, None], dtype=object)}), **common)  # fmt: skip
+    without = ClaimResult(claim="b", seed=big + 1, details=pd.DataFrame({"pair": ["q"]}), **common)
+    details = ClaimsAudit(results=(with_own, without)).details()
+    assert details["seed"].tolist() == [big, 11, big + 1]  # own seed, else the claim's
+    assert read_back_differences(details, details.to_csv(index=False)) == []
+    back = pd.read_csv(io.StringIO(details.to_csv(index=False)))
+    assert back["seed"].tolist() == [big, 11, big + 1]
 
 
 def _matrix(n_models: int, correlation: float, n_metrics: int, seed: int):
