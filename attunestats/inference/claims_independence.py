@@ -51,22 +51,34 @@ ESTIMAND = (
 
 
 def _bounds(dist: np.ndarray, tail: float) -> tuple[float, float]:
-    """``(low, high)``: smallest v with F(v) >= tail, largest v with P(X >= v) >= tail."""
+    """``(low, high)``: the limits of the values that :func:`_tails` does not reject at ``tail``.
+
+    With ``n`` finite draws sorted, ``low`` is the ``k``-th smallest and ``high`` the ``k``-th
+    largest, ``k = ceil(tail (n + 1)) - 1``: exactly the ``v`` with ``(1 + #(x <= v)) / (n + 1)
+    >= tail`` (and the mirror), so an interval excludes a value precisely when the Monte Carlo
+    p-value of :func:`_tails` is below ``tail``. Too few draws for ``tail`` (``k < 1``): the
+    interval is unbounded.
+    """
     x = np.sort(dist[np.isfinite(dist)])
     n = len(x)
     if n == 0:
         return np.nan, np.nan
-    k = int(np.ceil(tail * n - 1e-12))
-    k = min(max(k, 1), n)
+    k = int(np.ceil(tail * (n + 1) - 1e-9)) - 1
+    if k < 1:
+        return -np.inf, np.inf
+    k = min(k, n)
     return float(x[k - 1]), float(x[n - k])
 
 
 def _tails(dist: np.ndarray, value: float) -> tuple[float, float]:
-    """``(F(value), P(X >= value))`` over the finite draws."""
+    """Monte Carlo tail probabilities ``((1 + #(x <= value)) / (n + 1), (1 + #(x >= value)) /
+    (n + 1))`` over the ``n`` finite draws: never 0 (Davison and Hinkley 1997, sec. 4.2.1; the
+    ``+1`` counts the observed sample), so the smallest p-value is ``1 / (n + 1)``."""
     x = dist[np.isfinite(dist)]
     if len(x) == 0:
         return np.nan, np.nan
-    return float(np.mean(x <= value)), float(np.mean(x >= value))
+    n = len(x)
+    return float((1 + np.sum(x <= value)) / (n + 1)), float((1 + np.sum(x >= value)) / (n + 1))
 
 
 def _correlations(data: Any, metrics: dict[str, str], *, n_resamples: int,

@@ -176,6 +176,22 @@ def test_claim_a_is_an_equivalence_test_with_a_stated_margin():
         _coherent(res.to_frame())
 
 
+def test_bootstrap_tail_pvalues_are_never_zero_and_invert_to_the_intervals():
+    from attunestats.inference.claims_independence import _bounds, _tails, claim_a
+
+    draws = np.random.default_rng(3).normal(0.5, 0.1, 999)
+    below, above = _tails(draws, -0.3)  # far below every draw
+    assert below == pytest.approx(1 / 1000) and above == 1.0
+    for tail in (0.05, 0.025, 0.005):
+        lo, hi = _bounds(draws, tail)
+        for v in np.linspace(0.0, 1.0, 2001):  # brute force: the values each side does not reject
+            p_low, p_high = _tails(draws, v)
+            assert (v >= lo) == (p_low >= tail) and (v <= hi) == (p_high >= tail), (tail, v)
+    assert _bounds(draws, 0.0005) == (-np.inf, np.inf)  # 1/(n+1) = 0.001 cannot reach it
+    res = claim_a(_matrix(300, 0.0, 3, 1), rng=1)  # the matrix's 1,000 resamples
+    assert (res.parts["pvalue"] >= 1 / 1001 - 1e-12).all(), res.parts
+
+
 def test_claim_a_on_a_paper_sized_release_says_what_sample_would_decide(paper_scores):
     from attunestats.inference.claims_independence import claim_a
 
