@@ -45,6 +45,7 @@ Checked by simulation in tests/inference/test_compare.py.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -54,6 +55,7 @@ import pandas as pd
 
 from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng, seed_record
+from attunestats.errors import AttunestatsWarning
 from attunestats.inference.bootstrap import BootstrapResult
 from attunestats.inference.contrasts import (
     ContrastFamily,
@@ -426,6 +428,8 @@ def compare_models(
             frames.append(_pair_frame(labels, source.estimate, metric, idx, pairs, fam, adj))
     pairs_df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     alpha = 1.0 - level
+    if not participants and not pairs_df.empty:
+        _warn_resample_floor(pairs_df, with_pairs, correction, family, alpha)
     if not pairs_df.empty:
         pairs_df["significant"] = pairs_df["pvalue_adjusted"] < alpha
         settings = {"correction": correction, "family": family, "method": method,
@@ -468,6 +472,29 @@ def compare_models(
         family=family, confidence_level=level, method=method, estimand=estimand,
         simulated=bool(source.simulated), seed=seed_record(rng), source=source,
     )  # fmt: skip
+
+
+def _warn_resample_floor(pairs_df: pd.DataFrame, blocks: list[Any], correction: str,
+                         family: str, alpha: float) -> None:  # fmt: skip
+    """Warn when too few bootstrap resamples leave pair intervals unbounded: a bootstrap
+    p-value is at least ``1 / (B + 1)``, so a step of ``correction`` at level ``alpha / K``
+    below it can never reject, and the interval at that level is the whole line."""
+    unbounded = ~np.isfinite(pairs_df["ci_low"]) | ~np.isfinite(pairs_df["ci_high"])
+    if not unbounded.any():
+        return
+    n_draws = max(blk[3].studentized.shape[0] for blk in blocks)
+    k = len(pairs_df) if family == "all" else max(len(blk[2]) for blk in blocks)
+    needed = int(np.ceil(k / alpha))
+    warnings.warn(
+        f"{int(unbounded.sum())} of {len(pairs_df)} pair intervals are unbounded (-inf, inf) "
+        f"and those pairs cannot be significant: with {n_draws} bootstrap resamples no p-value is "
+        f"below 1 / {n_draws + 1}, but correction={correction!r} over {k} pairs per family "
+        f"tests the strongest pair at {alpha:g} / {k}. Resample at least {needed} times "
+        "(bootstrap_scores(n_resamples=...)) or compare fewer predictors or metrics"
+        + (", or use correction='maxt'" if correction != "maxt" else ""),
+        AttunestatsWarning,
+        stacklevel=3,
+    )
 
 
 def _slice_adjusted(adj: Any, start: int, stop: int) -> Any:

@@ -289,3 +289,21 @@ def test_pair_returns_a_minus_b_whichever_way_it_was_stored():
         cmp.pair("p0", "zz")
     text = str(cmp.summary())
     assert "population of participants" in text and "simultaneous (max-|t|)" in text
+
+
+def test_too_few_resamples_for_holm_over_many_pairs_warns_and_says_how_many():
+    # 6 predictors -> 15 pairs; Holm's first step is at 0.05 / 15 = 0.00333, below the bootstrap
+    # p-value's floor 1 / (B + 1) when B = 199 (0.005): the strongest pair cannot be rejected, and
+    # its interval at that level is unbounded. Resampling at least 15 / 0.05 = 300 times can.
+    rng = np.random.default_rng(8)
+    values = rng.normal(size=(60, 6)) + np.array([0.0, 0.0, 0.0, 0.0, 0.0, 3.0])
+    with pytest.warns(UserWarning, match=r"unbounded .* 199 bootstrap resamples .* at least 300"):
+        few = compare_models(_boot(values, n_resamples=199, rng=1), correction="holm")
+    assert not few.pairs["significant"].any()
+    assert (~np.isfinite(few.pairs["ci_high"])).any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        enough = compare_models(_boot(values, n_resamples=400, rng=1), correction="holm")
+        maxt = compare_models(_boot(values, n_resamples=199, rng=1), correction="maxt")
+    assert enough.pairs["significant"].any() and np.isfinite(enough.pairs["ci_high"]).all()
+    assert maxt.pairs["significant"].any()
