@@ -153,11 +153,28 @@ class ClaimsAudit(ResultMixin):
     results: tuple[ClaimResult, ...]
 
     _title = "Audit of the paper's claims"
-    _summary_columns = ("claim", "part", "estimate", "ci_low", "ci_high", "pvalue", "verdict")
+    _summary_columns = ("claim", "part", "test", "estimate", "ci_low", "ci_high",
+                        "interval_level", "pvalue", "verdict")  # fmt: skip
 
     @property
     def simulated(self) -> bool:
         return any(r.simulated for r in self.results)
+
+    def _summary_meta(self) -> dict[str, str]:
+        estimands = {r.estimand for r in self.results if r.estimand}
+        return {
+            "Estimand": (next(iter(estimands)) if len(estimands) == 1 else
+                         "one per claim (notes below; column 'estimand' of to_frame())"),
+            "Method": "one per claim (notes below; column 'method' of to_frame())",
+            "Tests": "'difference': two-sided test of 0 with its interval at 'interval_level'; "
+            "'equivalence': TOST p-value of |value| < margin with its 1 - 2 alpha interval; "
+            "'posterior': a posterior probability (no p-value)",
+            **{k: v for k, v in super()._summary_meta().items() if k not in ("Estimand", "Method")},
+        }  # fmt: skip
+
+    def _summary_notes(self) -> list[str]:
+        return [f"({r.claim}) {r.verdict}. Rule: {r.rule}. Method: {r.method or '-'}. "
+                f"Estimand: {r.estimand or '-'}." for r in self.results]  # fmt: skip
 
     def to_frame(self) -> pd.DataFrame:
         """One row per tested quantity of every claim."""

@@ -46,7 +46,9 @@ CLAIM_G_METRICS = {"holistic": "holistic_comprehension", "turn_level": "turn_lev
 
 ESTIMAND = (
     "correlation between two capabilities of these models' true scores on the population of "
-    "participants (noise removed)"
+    "participants (noise removed); about these models, not models in general: for models in "
+    "general see details' population_ci_low/high, the intervals behind "
+    "capability_independence's verdicts, which a dozen models rarely decide"
 )
 
 
@@ -227,7 +229,8 @@ def claim_g(
         "family": "single test", "n_units": _n_participants(data), "unit": "participants",
     }]  # fmt: skip
     parts = part_frame("g", rows)
-    details = nc.pairs.copy()
+    details = nc.pairs.rename(columns={"ci_low": "population_ci_low",
+                                       "ci_high": "population_ci_high"})  # fmt: skip
     return ClaimResult(
         claim="g", statement=CLAIMS["g"], verdict=verdict_of(parts),
         rule="supported if the noise-corrected correlation is shown < 0 (its interval below 0, "

@@ -155,6 +155,36 @@ def test_details_carry_an_exact_seed_on_every_row_so_the_csv_reads_back():
     assert back["seed"].tolist() == [big, 11, big + 1]
 
 
+def test_audit_summary_says_which_test_level_method_and_estimand_each_claim_used():
+    from attunestats.inference.claims import PART_COLUMNS, ClaimResult, ClaimsAudit
+
+    def part(claim, test, level):
+        row = dict.fromkeys(PART_COLUMNS, np.nan)
+        row.update(claim=claim, part="x", test=test, estimate=0.01, ci_low=-0.02, ci_high=0.04,
+                   interval_level=level, pvalue=0.003)  # fmt: skip
+        return pd.DataFrame([row])
+
+    results = tuple(
+        ClaimResult(
+            claim=c,
+            statement="s",
+            verdict="supported",
+            rule=f"rule of {c}",
+            method=f"method of {c}",
+            estimand=f"estimand of {c}",
+            confidence_level=0.95,
+            simulated=True,
+            parts=part(c, t, lvl),
+        )  # fmt: skip
+        for c, t, lvl in (("a", "equivalence", 0.90), ("e", "difference", 0.975))
+    )
+    text = str(ClaimsAudit(results=results).summary())
+    assert "Tests:" in text and "TOST" in text and "SIMULATED" in text
+    for c in ("a", "e"):
+        assert f"rule of {c}" in text and f"method of {c}" in text and f"estimand of {c}" in text
+    assert "equivalence" in text and "0.9000" in text and "0.9750" in text  # test and level shown
+
+
 def _matrix(n_models: int, correlation: float, n_metrics: int, seed: int):
     from attunestats.independence import metric_matrix, simulate_metric_values
 
