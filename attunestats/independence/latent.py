@@ -362,13 +362,19 @@ def latent_correlations(
         diag = _worst(diags)
         prior_k = 2
     if not diag.passed:
-        message = (
-            "latent_correlations: MCMC diagnostics failed (" + "; ".join(diag.problems) + "); "
-            "increase draws/tune, or pass on_failure='flag' to keep the fit marked as failed"
-        )
+        message = "latent_correlations: MCMC diagnostics failed (" + "; ".join(diag.problems) + ")"
         if on_failure == "raise":
-            raise DiagnosticsError(message)
-        warnings.warn(message, AttunestatsWarning, stacklevel=2)
+            raise DiagnosticsError(
+                message + "; increase draws/tune, or pass on_failure='flag' to keep the fit "
+                "marked as failed"
+            )
+        warnings.warn(
+            message + "; the fit is kept and marked as failed (its posterior summaries are not "
+            "to be trusted; more draws and tuning steps, e.g. a full rather than a fast build, "
+            "usually pass)",
+            AttunestatsWarning,
+            stacklevel=2,
+        )
 
     import arviz as az
 
