@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -74,6 +75,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return int(args.func(args))
+    except BrokenPipeError:
+        # the reader went away (``attunestats list | head``): stop quietly, as command-line tools
+        # killed by SIGPIPE do (status 128 + 13), and keep Python from complaining at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except ReleaseError as exc:
         report = getattr(exc, "report", None)
         print(report.text() if report is not None else str(exc), file=sys.stderr)

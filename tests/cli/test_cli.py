@@ -55,3 +55,17 @@ def test_power_and_study_commands_pass_their_arguments_through(capsys):
     assert "analytic" in capsys.readouterr().out
     assert main(["study", "kinds"]) == 0
     assert "coverage" in capsys.readouterr().out
+
+
+def test_a_closed_pipe_stops_the_command_quietly():
+    # `attunestats list | head -1`: the reader goes away; no "Broken pipe" error line, no
+    # traceback, the status of a command stopped by SIGPIPE (128 + 13)
+    import subprocess
+    import sys
+
+    code = "import sys; from attunestats.cli import main; sys.exit(main(['list']))"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)  # fmt: skip
+    proc.stdout.close()  # before the command writes anything
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 141 and err == "", err
