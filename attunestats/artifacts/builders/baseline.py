@@ -3,9 +3,10 @@
 Agreement among the human baseline raters on every annotation type, raters against the
 participants, humans against models on the units each rater rated (common ground), claim (f);
 all from one call of :func:`attunestats.baseline.baseline_tables`. Intervals are for the
-population of participants (delete-one-participant jackknife, t). A release with fewer than two
-human raters has none of these outputs (``NotApplicable``: skipped, with the reason, in the
-manifest).
+population of participants: the participant bootstrap-t for the agreement tables (rater
+agreement, raters vs participants), the delete-one-participant jackknife with t intervals for
+humans vs models and claim (f). A release with fewer than two human raters has none of these
+outputs (``NotApplicable``: skipped, with the reason, in the manifest).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from attunestats.report import baseline as plots
 
 CAPTIONS = {
     "rater_agreement": "Krippendorff's alpha among the human raters per annotation type "
-    "(participant jackknife, t interval)",
+    "(participant bootstrap-t interval)",
     "rater_vs_participant": "Each rater against each other rater and against the participants",
     "rater_vs_participant_summary": "Rater-rater minus rater-participant alpha (paired intervals)",
     "humans_vs_models": "Humans minus models per metric on each rater's common ground "
