@@ -549,9 +549,10 @@ def write_table(
 ) -> list[Path]:
     """Write ``<out_dir>/tables/<name>.csv`` (full precision), ``.json`` (metadata), ``.tex``.
 
-    ``pandas.read_csv(path)`` reads the CSV with no options; whether it comes from a simulated
-    release is in the sidecar JSON (and in ``MANIFEST.json`` after ``reproduce``). Returns the
-    paths written (CSV, JSON, LaTeX).
+    ``pandas.read_csv(path)`` reads the CSV with no options. A table from a simulated release
+    says so in its own rows (a column ``simulated``, all true, is added when the frame has none),
+    in the sidecar JSON, in the LaTeX caption and in ``MANIFEST.json`` after ``reproduce``.
+    Returns the paths written (CSV, JSON, LaTeX).
 
     Examples
     --------
@@ -561,11 +562,16 @@ def write_table(
     ...     csv, meta, tex = write_table(frame, "demo", tmp, simulated=True)
     ...     back = pd.read_csv(csv)
     ...     sidecar = json.loads(meta.read_text())
-    >>> back.equals(frame), sidecar["simulated"], sidecar["columns"][0]["values_display"]
-    (True, True, {'avg_pairwise_accuracy': 'Pairwise accuracy'})
+    >>> back.drop(columns="simulated").equals(frame), back["simulated"].tolist()
+    (True, [True])
+    >>> sidecar["simulated"], sidecar["columns"][0]["values_display"]
+    (True, {'avg_pairwise_accuracy': 'Pairwise accuracy'})
     """
     if not name or any(ch in name for ch in "/\\"):
         raise ValueError(f"table name must be a plain file stem; got {name!r}")
+    if simulated and "simulated" not in df.columns:
+        # the label travels with the CSV alone, not only in the sidecar and the caption
+        df = df.assign(simulated=True)
     folder = Path(out_dir) / "tables"
     folder.mkdir(parents=True, exist_ok=True)
     csv_path = folder / f"{name}.csv"

@@ -57,24 +57,38 @@ def leaderboard(boot: Any, scores: Any, *, metrics: Sequence[str] | None = None)
 
 
 def leaderboard_wide(board: pd.DataFrame, *, metrics: Sequence[str]) -> pd.DataFrame:
-    """One row per predictor, one column per metric, ``estimate [low, high]`` as text (display)."""
-    from attunestats.report.tables import round_half
+    """One row per predictor; per metric three numeric columns, ``<metric>``, ``<metric>_ci_low``
+    and ``<metric>_ci_high`` (full precision: the LaTeX table shows them as ``estimate [low,
+    high]``); rows in decreasing order of the first metric.
 
-    def cell(row: pd.Series) -> str:
-        digits = 2 if abs(row["estimate"]) >= 10 else 3
-        return (f"{round_half(row['estimate'], digits):.{digits}f} "
-                f"[{round_half(row['ci_low'], digits):.{digits}f}, {round_half(row['ci_high'], digits):.{digits}f}]")  # fmt: skip
-
-    sub = board[board["metric"].isin(list(metrics))].copy()
-    sub["cell"] = sub.apply(cell, axis=1)
-    wide = sub.pivot_table(
-        index=["display_name", "kind", "mode"], columns="metric", values="cell", aggfunc="first"
-    )
-    wide = wide.reindex(columns=[m for m in metrics if m in wide.columns])
-    first = metrics[0]
-    order = sub[sub["metric"] == first].set_index(["display_name", "kind", "mode"])["estimate"]
-    wide = wide.loc[order.sort_values(ascending=False).index]
-    return wide.reset_index()
+    Examples
+    --------
+    >>> board = pd.DataFrame({"display_name": ["A", "B", "A", "B"], "kind": "model",
+    ...     "mode": "default", "metric": ["m1", "m1", "m2", "m2"],
+    ...     "estimate": [0.2, 0.5, 10.0, 20.0], "ci_low": [0.1, 0.4, 9.0, 18.0],
+    ...     "ci_high": [0.3, 0.6, 11.0, 22.0]})
+    >>> wide = leaderboard_wide(board, metrics=["m1", "m2"])
+    >>> list(wide.columns[3:])
+    ['m1', 'm1_ci_low', 'm1_ci_high', 'm2', 'm2_ci_low', 'm2_ci_high']
+    >>> wide[["display_name", "m1", "m2", "m2_ci_high"]]
+      display_name   m1    m2  m2_ci_high
+    0            B  0.5  20.0        22.0
+    1            A  0.2  10.0        11.0
+    """
+    keys = ["display_name", "kind", "mode"]
+    sub = board[board["metric"].isin(list(metrics))]
+    present = [m for m in metrics if m in set(sub["metric"])]
+    wide = sub.pivot_table(index=keys, columns="metric", values=["estimate", "ci_low", "ci_high"],
+                           aggfunc="first", dropna=False)  # fmt: skip
+    out = pd.DataFrame(index=wide.index)
+    for m in present:
+        out[m] = wide[("estimate", m)]
+        out[f"{m}_ci_low"] = wide[("ci_low", m)]
+        out[f"{m}_ci_high"] = wide[("ci_high", m)]
+    first = present[0] if present else None
+    if first is not None:
+        out = out.sort_values(first, ascending=False, kind="stable")
+    return out.reset_index()
 
 
 def difference_matrix(pairs: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, pd.DataFrame]:

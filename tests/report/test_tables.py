@@ -290,3 +290,15 @@ def test_text_that_pandas_reads_as_missing_is_reported(tmp_path):
         {"column": "note", "row": 0, "written": "", "read": None},
     ]
     assert pd.read_csv(csv)["predictor"].isna().tolist() == [False, True]  # what the user gets
+
+
+def test_a_simulated_table_says_so_in_its_own_rows(tmp_path):
+    # a CSV taken alone (without its sidecar or caption) still says it is simulated
+    frame = pd.DataFrame({"predictor": ["a", "b"], "estimate": [0.1, 0.2]})
+    csv, meta, _ = write_table(frame, "sim", tmp_path, simulated=True)
+    back = pd.read_csv(csv)
+    assert back["simulated"].tolist() == [True, True]
+    assert [c["name"] for c in json.loads(meta.read_text())["columns"]][-1] == "simulated"
+    real, _, _ = write_table(frame, "real", tmp_path, simulated=False)
+    assert "simulated" not in pd.read_csv(real).columns
+    assert "simulated" not in frame.columns  # the caller's frame is left alone

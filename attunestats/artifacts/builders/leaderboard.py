@@ -79,6 +79,7 @@ def pillars(ctx: ArtefactContext) -> Built:
             "02_leaderboard_pillars",
             wide,
             "Composite and pillars, " + ESTIMAND_NOTE.format(n=inference(ctx).n_participants),
+            digits=_wide_digits(wide),
         ),
         ctx.figure("02_leaderboard_pillars", fig),
     )
@@ -92,7 +93,14 @@ def main_metrics(ctx: ArtefactContext) -> Built:
     main = views.leaderboard_wide(board, metrics=[m for m in MAIN_METRICS if m in present])
     caption = ("Main metrics (official names), "
                + ESTIMAND_NOTE.format(n=inference(ctx).n_participants))  # fmt: skip
-    return ctx.built(ctx.table("02_leaderboard_main_metrics", main, caption))
+    return ctx.built(ctx.table("02_leaderboard_main_metrics", main, caption,
+                               digits=_wide_digits(main)))  # fmt: skip
+
+
+def _wide_digits(wide: pd.DataFrame) -> dict[str, int]:
+    """LaTeX digits of a wide leaderboard: 2 for 0-100 scores (composites), else 3."""
+    numeric = wide.select_dtypes("number")
+    return {c: 2 if numeric[c].abs().max() >= 10 else 3 for c in numeric.columns}
 
 
 def predictor_summary_official(ctx: ArtefactContext) -> Built:
