@@ -32,6 +32,9 @@ def score_command(args: argparse.Namespace) -> int:
     written = write_scores(scores, out)
     for path in written:
         print(f"wrote {path}")
+    if (scores.release_info or {}).get("simulated"):
+        print("SIMULATED release: these scores are not findings about real models (every table "
+              "has a column 'simulated')")  # fmt: skip
     return 0
 
 

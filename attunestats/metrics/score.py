@@ -480,7 +480,8 @@ def write_scores(scores: Scores, out: Path | str) -> list[Path]:
     ``out`` names the conversation-level table; its extension (``.csv`` or ``.parquet``) sets the
     format of every table. Siblings ``<stem>_turn``, ``_predictor``, ``_counts``,
     ``_turn_counts``, ``_comparisons``, ``_design`` and ``_predictors`` (same extension) and
-    ``<stem>_summary.json`` are written next to it. Files are written to temporary names first and
+    ``<stem>_summary.json`` are written next to it. Tables of a simulated release get a column
+    ``simulated`` (all true) when they have none. Files are written to temporary names first and
     renamed only when all succeeded, so a failure leaves nothing half-written
     (:func:`attunestats._io.write_files`; modes 0666 less the umask).
 
@@ -503,9 +504,17 @@ def write_scores(scores: Scores, out: Path | str) -> list[Path]:
         raise ValueError(f"out must end in .csv or .parquet, got {str(out)!r}")
     if not out.parent.exists():
         raise ValueError(f"out's directory does not exist: {str(out.parent)!r}")
-    targets: list[tuple[Path, Any]] = [(out, scores.conversation)]
+    simulated = bool((getattr(scores, "release_info", None) or {}).get("simulated", False))
+
+    def labelled(df: pd.DataFrame) -> pd.DataFrame:
+        # a table from a simulated release says so in its own rows (it may travel alone)
+        return df.assign(simulated=True) if simulated and "simulated" not in df.columns else df
+
+    targets: list[tuple[Path, Any]] = [(out, labelled(scores.conversation))]
     for name in _TABLES:
-        targets.append((out.with_name(f"{out.stem}_{name}{out.suffix}"), getattr(scores, name)))
+        targets.append(
+            (out.with_name(f"{out.stem}_{name}{out.suffix}"), labelled(getattr(scores, name)))
+        )
     summary_path = out.with_name(f"{out.stem}_summary.json")
     summary = summary_dict(scores)
     summary["files"] = [p.name for p, _ in targets] + [summary_path.name]

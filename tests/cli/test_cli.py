@@ -22,8 +22,10 @@ def test_simulate_validate_summary_score(tmp_path, capsys):
     assert "SIMULATED DATA" in text and "conversations" in text
     table = tmp_path / "scores.csv"
     assert main(["score", str(out), "--out", str(table)]) == 0
-    frame = pd.read_csv(table, comment="#")
+    frame = pd.read_csv(table)
     assert {"predictor", "conversation_id", "metric", "value"} <= set(frame.columns)
+    assert frame["simulated"].all()  # the CSV alone says it is simulated, and so does the command
+    assert "SIMULATED release" in capsys.readouterr().out
     summary = json.loads((tmp_path / "scores_summary.json").read_text())
     assert summary  # the per-predictor summary JSON is written next to the table
     # same seed, same bytes: a second simulation into another directory is identical
