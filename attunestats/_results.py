@@ -452,10 +452,19 @@ def _select(frame: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
                 f"summary() filter {column!r} is not a column; have {list(frame.columns)}"
             )
         values = list(value) if isinstance(value, list | tuple | set) else [value]
-        keep &= frame[column].isin(values).to_numpy()
+        match = frame[column].isin(values).to_numpy()
+        if not match.any():
+            have = list(dict.fromkeys(frame[column].dropna().tolist()))
+            shown = ", ".join(map(repr, have[:20])) + (f", ... ({len(have)} in all)"
+                                                       if len(have) > 20 else "")  # fmt: skip
+            raise KeyError(f"summary() filter {column}={value!r} matches no row; {column} has: "
+                           f"{shown}")  # fmt: skip
+        keep &= match
     out = frame[keep].reset_index(drop=True)
     if out.empty:
-        raise KeyError(f"no rows with {dict(where)!r}")
+        raise KeyError(
+            f"no rows with {dict(where)!r} (each filter matches some rows, not together)"
+        )
     return out
 
 

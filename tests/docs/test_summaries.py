@@ -99,6 +99,9 @@ def test_summary_filters_and_repr(comparison):
     assert metric in body and not any(f" {m} " in body for m in others)
     with pytest.raises(KeyError, match="not a column"):
         comparison.summary(nonsense=1)
+    # a misspelled value: the error lists the values the column has
+    with pytest.raises(KeyError, match=rf"metric='no_such_metric' matches no row; .*'{metric}'"):
+        comparison.summary(metric="no_such_metric")
     with pytest.raises(TypeError, match="has no pair"):
         comparison.source.summary(pair=("a", "b"))
     short = repr(comparison)
