@@ -7,6 +7,7 @@ sorted copy (quantiles, BCa bias counts and standard errors all read from it).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -174,12 +175,16 @@ def confidence_interval(
     return low, high, degenerate
 
 
-def _warn_degenerate(n_degenerate: int, n_total: int) -> None:
+def _warn_degenerate(n_degenerate: int, n_total: int, which: Sequence[str] = ()) -> None:
+    """Warn that BCa fell back to the percentile interval; ``which`` names some of them."""
     if n_degenerate:
+        shown = "; ".join(which[:3])
+        named = ("" if not len(which) else f": {shown}" if n_degenerate <= len(which[:3])
+                 else f", e.g. {shown}, ...")  # fmt: skip
         warnings.warn(
-            f"BCa is degenerate for {n_degenerate} of {n_total} statistics (resampled values all "
-            "on one side of the estimate, or no jackknife spread); the percentile interval is "
-            "used for them (column 'method' of to_frame() says which)",
+            f"BCa is degenerate for {n_degenerate} of {n_total} statistics{named} (resampled "
+            "values all on one side of the estimate, or no jackknife spread); the percentile "
+            "interval is used for them (column 'method' of to_frame() says which)",
             AttunestatsWarning,
             stacklevel=3,
         )

@@ -347,7 +347,10 @@ def run_bootstrap(
         jackknife=jackknife,
     )
     if method == "bca":
-        _warn_degenerate(int(degenerate.sum()), len(estimate))
+        labels = statistic.labels.reset_index(drop=True)
+        which = [" ".join(str(v) for v in labels.iloc[i].to_numpy())
+                 for i in np.flatnonzero(degenerate)[:3]]  # fmt: skip
+        _warn_degenerate(int(degenerate.sum()), len(estimate), which)
     used = np.where(degenerate, "percentile", method).astype(object)
     return BootstrapResult(
         labels=statistic.labels.reset_index(drop=True),

@@ -185,7 +185,9 @@ def test_null_aware_means_and_paired_differences():
 
 
 def test_bca_degenerate_falls_back_with_warning():
-    with pytest.warns(AttunestatsWarning, match="BCa is degenerate"):
+    with pytest.warns(
+        AttunestatsWarning, match=r"BCa is degenerate for 1 of 1 statistics: mean \("
+    ):
         res = cluster_bootstrap_mean(np.ones(20), n_resamples=200, rng=0)
     assert res.method_used[0] == "percentile"
     assert res.ci_low[0] == res.ci_high[0] == 1.0
