@@ -326,6 +326,7 @@ def compare_models(
     correction: Correction,
     family: Literal["metric", "all"] = "metric",
     metrics: Sequence[str] | None = None,
+    predictors: Sequence[str] | None = None,
     confidence_level: float | None = None,
     n_draws: int = 10_000,
     rng: RNGLike = 0,
@@ -346,6 +347,10 @@ def compare_models(
         Family of the correction: the pairs of one metric, or all pairs of all metrics.
     metrics : sequence of str, optional
         Metrics to compare (default: all in the inference).
+    predictors : sequence of str, optional
+        Predictors to compare (default: all, human raters included). The families, the
+        corrections, the rank sets and the discrimination are over these only: pass
+        ``scores.names("model")`` for claims about models alone.
     confidence_level : float, optional
         Interval level and ``1 - alpha`` of the tests (default: the inference's).
     n_draws : int
@@ -385,6 +390,18 @@ def compare_models(
     missing = [m for m in metrics if m not in all_metrics]
     if missing:
         raise ValueError(f"metrics {missing} are not in the inference; have {all_metrics}")
+    all_predictors = list(dict.fromkeys(labels["predictor"]))
+    if predictors is None:
+        chosen = np.ones(len(labels), dtype=bool)
+    else:
+        if isinstance(predictors, str):
+            raise TypeError("predictors must be a sequence of names, not one string")
+        unknown = [p for p in predictors if p not in all_predictors]
+        if unknown:
+            raise ValueError(
+                f"predictors {unknown} are not in the inference; have {all_predictors}"
+            )
+        chosen = labels["predictor"].isin(list(predictors)).to_numpy()
 
     participants = isinstance(source, ScoreInference)
     family_of = (
@@ -406,7 +423,7 @@ def compare_models(
     # -- one family of pair differences per metric -------------------------------------------
     blocks = []
     for metric in metrics:
-        idx = np.flatnonzero((labels["metric"] == metric).to_numpy())
+        idx = np.flatnonzero((labels["metric"] == metric).to_numpy() & chosen)
         w, pairs = pair_weights(n_labels, idx)
         fam = family_of(w) if pairs else None
         abs_t = joint_abs_t(fam, n_draws=n_draws, rng=generator) if pairs else None

@@ -307,3 +307,25 @@ def test_too_few_resamples_for_holm_over_many_pairs_warns_and_says_how_many():
         maxt = compare_models(_boot(values, n_resamples=199, rng=1), correction="maxt")
     assert enough.pairs["significant"].any() and np.isfinite(enough.pairs["ci_high"]).all()
     assert maxt.pairs["significant"].any()
+
+
+def test_predictors_restrict_the_families_the_correction_and_the_ranks():
+    # 5 predictors; comparing only p0, p1, p3: the same raw tests, Holm over those 3 pairs
+    # (statsmodels), ranks among the 3
+    from statsmodels.stats import multitest
+
+    inf, _, _ = _participant_inference(np.random.default_rng(4), shift=(0.0, 0.4, 0.1, 0.3, -0.2))
+    full = compare_models(inf, correction="holm")
+    sub = compare_models(inf, correction="holm", predictors=["p0", "p1", "p3"])
+    pairs = sub.pairs
+    assert len(pairs) == 3 and set(pairs["predictor_a"]) | set(pairs["predictor_b"]) == {
+        "p0", "p1", "p3"}  # fmt: skip
+    key = ["predictor_a", "predictor_b"]
+    same = pairs.merge(full.pairs, on=key, suffixes=("", "_full"))
+    np.testing.assert_array_equal(same["pvalue"], same["pvalue_full"])
+    expected = multitest.multipletests(pairs["pvalue"], method="holm")[1]
+    np.testing.assert_allclose(pairs["pvalue_adjusted"], expected, rtol=1e-12)
+    assert set(sub.ranks["predictor"]) == {"p0", "p1", "p3"}
+    assert sub.discrimination["n_pairs"].iloc[0] == 3
+    with pytest.raises(ValueError, match=r"predictors \['p9'\] are not in the inference"):
+        compare_models(inf, correction="holm", predictors=["p0", "p9"])
