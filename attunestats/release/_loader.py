@@ -95,6 +95,23 @@ def _id_from_name(name: str) -> str | None:
     return m.group(1) if m else None
 
 
+def _missing(obj: Any, field: str, *aliases: str) -> str:
+    """ "missing required field X", with a key of ``obj`` close to X named (a misspelling?)."""
+    from attunestats.release.schema import all_known_keys, close_key
+
+    msg = f"missing required field {field}"
+    names = (field, *aliases)
+    if isinstance(obj, dict):
+        known = (
+            all_known_keys()
+        )  # keys of the format (e.g. responseA beside responseB) are no typos
+        near = [k for k in obj if isinstance(k, str) and k not in known
+                and close_key(k, names) is not None]  # fmt: skip
+        if near:
+            msg += f"; the object has {near[0]!r}: a misspelling?"
+    return msg
+
+
 def _type_name(value: Any) -> str:
     return nz._type_name(value)
 
@@ -259,7 +276,7 @@ class _Loader:
             self.problem(path, f"turn must be an object, not {_type_name(turn)}", turn)
             return None
         if "turnNumber" not in turn or turn["turnNumber"] is None:
-            self.problem((path, "turnNumber"), "missing required field turnNumber")
+            self.problem((path, "turnNumber"), _missing(turn, "turnNumber"))
             return None
         n = turn["turnNumber"]
         if not _is_int(n) or not 0 <= n <= _MAX_INDEX:
@@ -344,7 +361,7 @@ class _Loader:
             self.problem(path, f"emotion tag must be an object, not {_type_name(tag)}", tag)
             return None
         if tag.get("emotion") is None:
-            self.problem((path, "emotion"), "missing required field emotion")
+            self.problem((path, "emotion"), _missing(tag, "emotion"))
             return None
         raw = tag["emotion"]
         if isinstance(raw, str) and raw in nz.KNOWN_EMOTIONS:
@@ -432,7 +449,7 @@ class _Loader:
 
         turn_numbers = []
         if doc.get("turns") is None:
-            self.problem("$.turns", "missing required field turns")
+            self.problem("$.turns", _missing(doc, "turns"))
         raw_turns = self.array(doc.get("turns"), "$.turns")
         for n, tpath, turn in self.sorted_turns(raw_turns, "$.turns"):
             turn_numbers.append(n)
@@ -465,7 +482,7 @@ class _Loader:
                 continue
             qid = bj.get("questionId")
             if qid is None:
-                self.problem((jpath, "questionId"), "missing required field questionId")
+                self.problem((jpath, "questionId"), _missing(bj, "questionId"))
                 continue
             if not isinstance(qid, str):
                 self.problem((jpath, "questionId"), f"must be a string, not {_type_name(qid)}", qid)
@@ -505,7 +522,7 @@ class _Loader:
                 continue
             qid = pw.get("questionId")
             if qid is None:
-                self.problem((cpath, "questionId"), "missing required field questionId")
+                self.problem((cpath, "questionId"), _missing(pw, "questionId"))
                 continue
             if not isinstance(qid, str):
                 self.problem((cpath, "questionId"), f"must be a string, not {_type_name(qid)}", qid)
@@ -514,7 +531,7 @@ class _Loader:
             for names in (("responseA", "response_1"), ("responseB", "response_2")):
                 raw = self.aliased(pw, names, cpath)
                 if raw is None:
-                    self.problem((cpath, names[0]), f"missing required field {names[0]}")
+                    self.problem((cpath, names[0]), _missing(pw, *names))
                     labels.append(None)
                     continue
                 labels.append(self.label(raw, (cpath, names[0])))
@@ -585,7 +602,7 @@ class _Loader:
         duration = self.number(doc, "duration_seconds", "$")
 
         if doc.get("turns") is None:
-            self.problem("$.turns", "missing required field turns")
+            self.problem("$.turns", _missing(doc, "turns"))
         raw_turns = self.array(doc.get("turns"), "$.turns")
         present = set()
         ignored: dict[str, int] = {}

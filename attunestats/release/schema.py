@@ -41,6 +41,7 @@ May import: pydantic, :mod:`attunestats.constants`.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -330,6 +331,20 @@ def known_keys(model: type[BaseModel]) -> tuple[str, ...]:
         else:
             out.append(info.alias or name)
     return tuple(out)
+
+
+@functools.cache
+def all_known_keys() -> frozenset[str]:
+    """Every key any object of the format accepts (field names and aliases of every model)."""
+    keys: set[str] = set()
+    for model in _every_model():
+        keys.update(known_keys(model))
+    return frozenset(keys)
+
+
+def _every_model() -> list[type[BaseModel]]:
+    return [obj for obj in globals().values()
+            if isinstance(obj, type) and issubclass(obj, BaseModel) and obj is not BaseModel]  # fmt: skip
 
 
 def close_key(key: str, known: tuple[str, ...] | list[str], *, cutoff: float = 0.6) -> str | None:

@@ -771,6 +771,22 @@ def test_missing_required_fields(tmp_path, doc, where):
         load_release(root)
 
 
+@pytest.mark.parametrize(
+    ("doc", "where"),
+    [(conversation(turns=[{"turnNumbr": 1, "userMessage": "x"}]),
+      r"turnNumber: missing required field turnNumber; the object has 'turnNumbr': a misspelling\?"),
+     (conversation(turns=[turn(tags=[{"emotin": "Proud", "intensity": 3}])]),
+      r"emotion: missing required field emotion; the object has 'emotin'"),
+     (conversation(turns=[turn(comparisons=[{"questionId": "general", "responseA": "original",
+                                             "respnseB": "draft", "winner": "A"}])]),
+      r"responseB: missing required field responseB; the object has 'respnseB'")],
+)  # fmt: skip
+def test_a_missing_field_names_the_misspelt_key_beside_it(tmp_path, doc, where):
+    root = write_release(tmp_path, {"conversation_1.json": doc})
+    with pytest.raises(ReleaseError, match=where):
+        load_release(root)
+
+
 def test_run_without_link_to_ground_truth(tmp_path):
     r = run()
     del r["conversationId"]
