@@ -277,7 +277,7 @@ def _message(err: dict[str, Any], model: type[BaseModel]) -> tuple[str, str]:
                 msg += f" (or its alias{'es' if len(aliases) > 1 else ''} {', '.join(aliases)})"
             if isinstance(value, dict):  # the object lacking the field: a misspelt key in it?
                 names = (field, *aliases)
-                near = [k for k in value if isinstance(k, str) and k not in names
+                near = [k for k in value if isinstance(k, str) and k not in sc.all_known_keys()
                         and sc.close_key(k, names) is not None]  # fmt: skip
                 if near:
                     msg += f"; the object has {near[0]!r}: a misspelling?"
