@@ -97,7 +97,10 @@ def _one_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror and type(exc).__name__ != "OutputError":
         where = f": {exc.filename!r}" if exc.filename else ""
         return f"{exc.strerror}{where}"
-    return " ".join(str(exc).split("\n")[0].split()) or type(exc).__name__
+    text = " ".join(str(exc).split("\n")[0].split())
+    if isinstance(exc, FileNotFoundError) and not exc.strerror and os.path.sep in text:
+        return f"No such file or directory: {text!r}"  # e.g. pyarrow's bare path
+    return text or type(exc).__name__
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -56,7 +56,8 @@ def load_for_command(dir_: str | None, args: argparse.Namespace) -> Any:
         else:
             print(str(exc), file=sys.stderr)
         n = len(exc.problems)
-        print(f"attunestats {args.command}: the release has {n} error{'s' if n != 1 else ''}"
+        print(f"attunestats {args.command}: the release {str(release_dir(dir_))!r} has {n} "
+              f"error{'s' if n != 1 else ''}"
               f"{' (warnings counted as errors: --strict)' if args.strict else ''}; nothing "
               "was written", file=sys.stderr)  # fmt: skip
         return None

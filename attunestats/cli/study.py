@@ -121,7 +121,9 @@ def study_command(argv: Sequence[str]) -> int:
             print(frame.describe(include="all").to_string())
         return 0
     except (ValueError, TypeError, ImportError, StudyError, OSError) as err:
-        print(f"attunestats study: error: {_cli_words(str(err))}", file=sys.stderr)
+        from attunestats.cli import _one_line  # OSErrors with their reason, not a bare path
+
+        print(f"attunestats study: error: {_cli_words(_one_line(err))}", file=sys.stderr)
         return 2
 
 

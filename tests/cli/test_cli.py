@@ -71,3 +71,10 @@ def test_a_closed_pipe_stops_the_command_quietly():
     proc.stdout.close()  # before the command writes anything
     err = proc.stderr.read().decode()
     assert proc.wait() == 141 and err == "", err
+
+
+def test_a_missing_study_file_is_one_line_with_its_reason(tmp_path, capsys):
+    missing = tmp_path / "missing.parquet"
+    assert main(["study", "summary", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert f"No such file or directory: '{missing}'" in err and "Traceback" not in err
