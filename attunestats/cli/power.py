@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from attunestats.cli._common import release_dir
 from attunestats.cli.study import add_executor_arguments, executor_options
+from attunestats.errors import ReleaseError
 
 _POWER_HELP = """\
 attunestats power analytic  --effect D --sd S [--icc R] --conversations N.. [--participants P..]
@@ -435,8 +436,16 @@ def power_command(argv: Sequence[str]) -> int:
         if args.action == "curve":
             return _cmd_curve(args)
         return _cmd_release(args)
+    except ReleaseError as err:  # as the other commands: the load report, exit status 1
+        report = getattr(err, "report", None)
+        print(report.text() if report is not None else str(err), file=sys.stderr)
+        print(f"attunestats power: the release has {len(err.problems)} error(s); nothing was "
+              "computed", file=sys.stderr)  # fmt: skip
+        return 1
     except (ValueError, TypeError, ImportError, OSError) as err:
-        print(f"attunestats power: error: {err}", file=sys.stderr)
+        from attunestats.cli import _one_line
+
+        print(f"attunestats power: error: {_one_line(err)}", file=sys.stderr)
         return 2
 
 

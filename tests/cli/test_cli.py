@@ -78,3 +78,13 @@ def test_a_missing_study_file_is_one_line_with_its_reason(tmp_path, capsys):
     assert main(["study", "summary", str(missing)]) == 2
     err = capsys.readouterr().err
     assert f"No such file or directory: '{missing}'" in err and "Traceback" not in err
+
+
+def test_power_with_a_broken_release_exits_1_with_the_load_report(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    args = ["power", "curve", "--release", str(empty), "--metric", "composite_score",
+            "--predictors", "a", "b", "--conversations", "10"]  # fmt: skip
+    assert main(args) == 1  # as validate, summary, score and reproduce
+    err = capsys.readouterr().err
+    assert "no ground truth" in err and "the release has 2 error(s)" in err
