@@ -214,6 +214,14 @@ class ClaimsAudit(ResultMixin):
         raise KeyError(f"claim {claim!r} not in this audit; have {[r.claim for r in self.results]}")
 
 
+def _f_part(evidence_row: Any) -> str:
+    """Claim (f)'s part: the evidence role and, where the row compares one model, its name
+    (twelve rows called "preference" do not say which model each is)."""
+    role = str(evidence_row.get("role", evidence_row.get("part", "")))
+    model = evidence_row.get("model")
+    return f"{role} vs {model}" if isinstance(model, str) and model else role
+
+
 def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and np.isnan(value))
 
@@ -709,7 +717,7 @@ def claim_f(
             else ("positive" if e.get("role") == "preference" else "negative")
         )  # fmt: skip
         rows.append({
-            "part": str(e.get("role", e.get("part", ""))), "quantity": str(e.get("quantity", e.get("metric", ""))),
+            "part": _f_part(e), "quantity": str(e.get("quantity", e.get("metric", ""))),
             "claimed": claimed, "test": "difference", "estimate": float(e["difference"]),
             "ci_low": float(e["ci_low"]), "ci_high": float(e["ci_high"]),
             "interval_level": float(e.get("interval_level", confidence_level)),

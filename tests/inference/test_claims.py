@@ -116,9 +116,13 @@ def _release(config: SimulationConfig, seed: int):
 
 def test_claim_f_in_the_audit_follows_planted_human_skills():
     rel = _release(replace(BASE, n_human_raters=3, n_conversations=80), seed=107)
-    res = audit_claims(at.score(rel), claims=("f",), n_resamples=400, rng=1, release=rel)["f"]
+    scores = at.score(rel)
+    res = audit_claims(scores, claims=("f",), n_resamples=400, rng=1, release=rel)["f"]
     assert res.verdict == "supported", res.parts
     _coherent(res.to_frame())
+    # one part per model, each named: "preference vs <model>"
+    pref = res.parts.loc[res.parts["part"].str.startswith("preference")]
+    assert sorted(pref["part"].str.removeprefix("preference vs ")) == sorted(scores.names("model"))
     null = replace(SCENARIOS["null"], n_conversations=80, n_models=6, n_human_raters=3, n_topics=15)
     rel_null = _release(null, seed=108)
     res_null = audit_claims(at.score(rel_null), claims=("f",), n_resamples=400, rng=1,
