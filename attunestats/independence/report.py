@@ -90,6 +90,12 @@ class IndependenceReport(ResultMixin):
         permutation p-value (raw and adjusted), the Pearson correlation, the noise-corrected
         correlation with its population interval (and the interval for these models), the
         reliabilities, the latent posterior when fitted, and ``verdict`` with ``verdict_basis``.
+        The tau interval and its p-value answer different questions, and columns
+        ``<method>_ci_about`` and ``pvalue_about`` say which: the interval is about *these*
+        models (participants or conversations resampled, models fixed), the p-value tests
+        "no association" with the models as exchangeable units (their orderings permuted), so
+        an interval that excludes 0 beside p > 0.05 is no contradiction: these models' scores
+        are associated, but a dozen models cannot show it of models in general.
     global_tests : pandas.DataFrame
         Global quantities: the global independence test, Kendall's W across metrics and the
         first principal component's share, each against its permutation null.
@@ -314,8 +320,14 @@ def capability_independence(
             f"{method}": cp["statistic"],
             f"{method}_ci_low": cp["ci_low"],
             f"{method}_ci_high": cp["ci_high"],
+            f"{method}_ci_about": "these models (models fixed, "
+            + cp["interval"].str.replace(", models fixed", "", regex=False)
+            + ")",
             "pvalue": cp["pvalue"],
             "pvalue_method": cp["pvalue_method"],
+            "pvalue_about": "no association across models (models exchangeable; "
+            + cp["pvalue_method"]
+            + " test over the models' orderings)",
             "pvalue_adjusted": cp["pvalue_adjusted"],
             "correction": correction,
             "pearson": ncp["observed"],

@@ -544,6 +544,9 @@ def test_report_end_to_end_on_a_simulated_release(small_scores, tmp_path):
                                      "too noisy to tell"}  # fmt: skip
     assert table["simulated"].all() and table.attrs["label"] == SIMULATED_LABEL
     assert rep.global_tests.attrs["label"] == SIMULATED_LABEL
+    # the interval and the p-value say which question each answers
+    assert table["kendall_ci_about"].str.startswith("these models (models fixed").all()
+    assert table["pvalue_about"].str.contains("models exchangeable").all()
     # simultaneous intervals contain the per-pair ones
     assert np.all(table["verdict_ci_low"] <= table["corrected_ci_low"] + 1e-12)
     assert np.all(table["verdict_ci_high"] >= table["corrected_ci_high"] - 1e-12)
