@@ -149,6 +149,11 @@ class ComparisonResult(ResultMixin):
             else "all predictor pairs of all metrics together"
         )  # fmt: skip
         if not self.pairs.empty:
+            compared = set(self.pairs["predictor_a"]) | set(self.pairs["predictor_b"])
+            in_source = set(getattr(self.source, "labels", pd.DataFrame()).get("predictor", []))
+            if in_source and compared < in_source:
+                meta["Family"] += f" among the {len(compared)} predictors compared (predictors=)"
+        if not self.pairs.empty:
             meta["Intervals"] = str(self.pairs["interval"].iloc[0])
             meta["Units"] = f"{int(self.pairs['n_units'].iloc[0])} {self.pairs['unit'].iloc[0]}"
         return meta

@@ -327,5 +327,7 @@ def test_predictors_restrict_the_families_the_correction_and_the_ranks():
     np.testing.assert_allclose(pairs["pvalue_adjusted"], expected, rtol=1e-12)
     assert set(sub.ranks["predictor"]) == {"p0", "p1", "p3"}
     assert sub.discrimination["n_pairs"].iloc[0] == 3
+    assert "among the 3 predictors compared" in str(sub.summary())
+    assert "among the" not in str(full.summary())
     with pytest.raises(ValueError, match=r"predictors \['p9'\] are not in the inference"):
         compare_models(inf, correction="holm", predictors=["p0", "p9"])
