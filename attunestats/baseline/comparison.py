@@ -524,8 +524,9 @@ def humans_vs_models(
 
         source = participant_inference(statistic, design, method=method, confidence_level=level,
                                        simulated=simulated)  # fmt: skip
-        method_words = {"jackknife": "participant jackknife, t tests",
-                        "cr2": "CR2, Satterthwaite t"}[method]  # fmt: skip
+        method_words = {"jackknife": "participant jackknife, t tests (working-model "
+                        "Satterthwaite df)", "cr2": "CR2, t tests (working-model Satterthwaite "
+                        "df)"}[method]  # fmt: skip
         n_res = None
     else:
         from attunestats.inference.bootstrap import ResamplingPlan, run_bootstrap

@@ -414,9 +414,10 @@ def compare_models(
         else (lambda w: bootstrap_family(source, w))
     )  # fmt: skip
     if participants:
-        method = {"jackknife": "participant jackknife, t tests", "cr2": "CR2, Satterthwaite t"}[
-            source.method
-        ]
+        method = {
+            "jackknife": "participant jackknife, t tests (working-model Satterthwaite df)",
+            "cr2": "CR2, t tests (working-model Satterthwaite df)",
+        }[source.method]
         estimand = ESTIMANDS["participants"]
     else:
         method = f"conversation bootstrap ({source.plan.describe()}), studentized symmetric"

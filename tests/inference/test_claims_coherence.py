@@ -46,8 +46,10 @@ def incoherent_rows(frame) -> list[dict]:
             bad.append(r.to_dict())
     f = frame[(frame["claim"] == "f") & (frame["verdict"] == "supported")]
     if len(f):
-        pref = f[f["part"] == "preference"]
-        if not (pref["shown"].sum() > len(pref) / 2 and f[f["part"] == "goal"]["shown"].all()):
+        pref = f[f["part"].str.startswith("preference")]  # "preference vs <model>"
+        goal = f[f["part"].str.startswith("goal")]
+        if not (len(pref) and len(goal) and pref["shown"].sum() > len(pref) / 2
+                and goal["shown"].all()):  # fmt: skip
             bad.append({"claim": "f", "problem": "supported without most models and the goal"})
     return bad
 
