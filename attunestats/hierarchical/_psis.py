@@ -110,10 +110,11 @@ def psis_log_weights(log_lik: np.ndarray, r_eff: float) -> tuple[np.ndarray, np.
     return lw, khat
 
 
-def loo(data: Any, *, var_name: str = "y") -> Any:
+def loo(data: Any, *, var_name: str = "y", label: str = "") -> Any:
     """PSIS-LOO of ``data`` (a DataTree with ``posterior`` and ``log_likelihood[var_name]`` over
     ``chain, draw`` and one observation dimension), as ``arviz.loo(data, var_name=...)``
-    returns it (:class:`arviz_stats.ELPDDataLOO`, pointwise values included)."""
+    returns it (:class:`arviz_stats.ELPDDataLOO`, pointwise values included). ``label`` names
+    the fit in the warning about high Pareto k."""
     import xarray as xr
     from arviz_stats import ELPDDataLOO
 
@@ -147,12 +148,12 @@ def loo(data: Any, *, var_name: str = "y") -> Any:
     good_k = min(1 - 1 / np.log10(n_samples), 0.7) if n_samples > 1 else 0.7
     warn = bool(np.any(khat > good_k))
     if warn:
+        n_high = int(np.sum(khat > good_k))
         warnings.warn(
-            f"Estimated shape parameter of Pareto distribution is greater than {good_k:.2f} "
-            "for one or more samples. You should consider using a more robust model, this is "
-            "because importance sampling is less likely to work well if the marginal posterior "
-            "and LOO posterior are very different. This is more likely to happen with a "
-            "non-robust model and highly influential observations.",
+            f"{label + ': ' if label else ''}PSIS-LOO: the estimated Pareto shape k is greater "
+            f"than {good_k:.2f} for {n_high} of {cells} observations (as ArviZ warns): importance "
+            "sampling is unreliable there (influential observations, or a model not robust to "
+            "them), so treat this fit's elpd and its comparisons with caution",
             UserWarning,
             stacklevel=2,
         )

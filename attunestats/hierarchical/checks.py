@@ -73,7 +73,9 @@ def loo(fit: FitResult, *, n_draws: int = 1000) -> Any:
     loops over cells in Python: 6.6-7.6 s per fit of the paper-sized behaviour model)."""
     from attunestats.hierarchical._psis import loo as psis_loo
 
-    return psis_loo(log_likelihood(fit, n_draws=n_draws), var_name="y")
+    model = fit.model
+    label = f"{model.outcome} ({' + '.join(model.spec.terms)})"
+    return psis_loo(log_likelihood(fit, n_draws=n_draws), var_name="y", label=label)
 
 
 def compare_structures(fits: Mapping[str, FitResult], *, n_draws: int = 1000) -> pd.DataFrame:
