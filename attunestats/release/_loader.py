@@ -96,15 +96,14 @@ def _id_from_name(name: str) -> str | None:
 
 
 def _missing(obj: Any, field: str, *aliases: str) -> str:
-    """ "missing required field X", with a key of ``obj`` close to X named (a misspelling?)."""
+    """The message for a missing required field, naming a key of ``obj`` close to it (a
+    misspelling?). Keys of the format (``responseA`` beside a missing ``responseB``) are none."""
     from attunestats.release.schema import all_known_keys, close_key
 
     msg = f"missing required field {field}"
     names = (field, *aliases)
     if isinstance(obj, dict):
-        known = (
-            all_known_keys()
-        )  # keys of the format (e.g. responseA beside responseB) are no typos
+        known = all_known_keys()
         near = [k for k in obj if isinstance(k, str) and k not in known
                 and close_key(k, names) is not None]  # fmt: skip
         if near:
