@@ -96,18 +96,14 @@ def _id_from_name(name: str) -> str | None:
 
 
 def _missing(obj: Any, field: str, *aliases: str) -> str:
-    """The message for a missing required field, naming a key of ``obj`` close to it (a
-    misspelling?). Keys of the format (``responseA`` beside a missing ``responseB``) are none."""
-    from attunestats.release.schema import all_known_keys, close_key
+    """The message for a missing required field, naming a key of ``obj`` that looks like a
+    misspelling of it (:func:`attunestats.release.schema.misspelt_key`)."""
+    from attunestats.release.schema import misspelt_key
 
     msg = f"missing required field {field}"
-    names = (field, *aliases)
-    if isinstance(obj, dict):
-        known = all_known_keys()
-        near = [k for k in obj if isinstance(k, str) and k not in known
-                and close_key(k, names) is not None]  # fmt: skip
-        if near:
-            msg += f"; the object has {near[0]!r}: a misspelling?"
+    near = misspelt_key(obj, (field, *aliases)) if isinstance(obj, dict) else None
+    if near is not None:
+        msg += f"; the object has {near!r}: a misspelling?"
     return msg
 
 

@@ -275,12 +275,9 @@ def _message(err: dict[str, Any], model: type[BaseModel]) -> tuple[str, str]:
             msg = f"missing required field {field}"
             if aliases:
                 msg += f" (or its alias{'es' if len(aliases) > 1 else ''} {', '.join(aliases)})"
-            if isinstance(value, dict):  # the object lacking the field: a misspelt key in it?
-                names = (field, *aliases)
-                near = [k for k in value if isinstance(k, str) and k not in sc.all_known_keys()
-                        and sc.close_key(k, names) is not None]  # fmt: skip
-                if near:
-                    msg += f"; the object has {near[0]!r}: a misspelling?"
+            near = sc.misspelt_key(value, (field, *aliases)) if isinstance(value, dict) else None
+            if near is not None:  # the object lacking the field has a key close to it
+                msg += f"; the object has {near!r}: a misspelling?"
         return "missing_field", msg
     rule = _TYPE_RULES.get(kind)
     msg = err["msg"].replace("Input should be", "expected")

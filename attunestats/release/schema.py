@@ -347,6 +347,14 @@ def _every_model() -> list[type[BaseModel]]:
             if isinstance(obj, type) and issubclass(obj, BaseModel) and obj is not BaseModel]  # fmt: skip
 
 
+def misspelt_key(obj: Mapping[str, Any], names: tuple[str, ...]) -> str | None:
+    """A key of ``obj`` that looks like a misspelling of one of ``names`` (close to it, and no
+    key of the format itself: ``responseA`` beside a missing ``responseB`` is none), or None."""
+    known = all_known_keys()
+    return next((k for k in obj if isinstance(k, str) and k not in known
+                 and close_key(k, names) is not None), None)  # fmt: skip
+
+
 def close_key(key: str, known: tuple[str, ...] | list[str], *, cutoff: float = 0.6) -> str | None:
     """The known key closest to ``key`` (difflib, case-insensitive), or None."""
     lower = {k.lower(): k for k in known}
