@@ -66,8 +66,9 @@ jackknife bias-corrected alpha, in the data and in every resample, changed none 
 than 0.002; both one-off experiments, not in the test suite). Studentizing on another scale does
 not help either (``benchmarks/study_agreement_scale.py``, seed 101, 2026-12-07: 2,000
 replications, 999 resamples, delta-method SEs, limits transformed back): alpha /
-``log(1 - alpha)`` / ``atanh(alpha)`` covered .927 / .927 / .926 with 6 participants, .930 / .927 / .927 with 11 and .936 / .935 / .935 with 20, with 6.8%,
-5.9% and 4.5% of intervals above the truth on every scale. The shortfall is consistent with the
+``log(1 - alpha)`` / ``atanh(alpha)`` covered .927 / .927 / .926 with 6 participants, .930 /
+.927 / .927 with 11 and .936 / .935 / .935 with 20, with 6.8%, 5.9% and 4.5% of intervals above
+the truth on every scale. The shortfall is consistent with the
 sample, not the pivot: rating noise is log-normal across participants, so alpha's population
 value is pulled down by rare very noisy participants that a sample of 6-20 often lacks, and no
 resampling of the participants drawn can see them. The price is width:

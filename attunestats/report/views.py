@@ -85,9 +85,8 @@ def leaderboard_wide(board: pd.DataFrame, *, metrics: Sequence[str]) -> pd.DataF
         out[m] = wide[("estimate", m)]
         out[f"{m}_ci_low"] = wide[("ci_low", m)]
         out[f"{m}_ci_high"] = wide[("ci_high", m)]
-    first = present[0] if present else None
-    if first is not None:
-        out = out.sort_values(first, ascending=False, kind="stable")
+    if present:  # rows in decreasing order of the first metric
+        out = out.sort_values(present[0], ascending=False, kind="stable")
     return out.reset_index()
 
 
