@@ -419,7 +419,7 @@ class ResultMixin(PlotMixin):
             n_rows = len(self.to_frame())
         except Exception:  # a repr must never raise
             n_rows = -1
-        parts = [f"{n_rows} rows" if n_rows >= 0 else "unavailable"]
+        parts = [f"{n_rows} row{'' if n_rows == 1 else 's'}" if n_rows >= 0 else "unavailable"]
         if self._estimand():
             parts.append(f"estimand={_shorten(self._estimand())!r}")
         if self._method():

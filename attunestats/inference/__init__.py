@@ -33,13 +33,19 @@ from attunestats.inference.bootstrap import (
     bootstrap_scores,
     cluster_bootstrap_mean,
 )
-from attunestats.inference.compare import ComparisonResult, adjust_pvalues, compare_models
+from attunestats.inference.compare import (
+    ComparisonResult,
+    DiscriminationContrast,
+    adjust_pvalues,
+    compare_models,
+)
 from attunestats.inference.participants import ScoreInference, infer_scores, participant_inference
 from attunestats.inference.randomization import SignFlipResult, sign_flip_test
 
 __all__ = [
     "BootstrapResult",
     "ComparisonResult",
+    "DiscriminationContrast",
     "ResamplingPlan",
     "adjust_pvalues",
     "audit_claims",

@@ -181,13 +181,21 @@ class ComparisonResult(ResultMixin):
             out = out[out["metric"] == metric].reset_index(drop=True)
         return out
 
-    def discrimination_contrast(self, metric_a: str, metric_b: str) -> dict[str, Any]:
+    def discrimination_contrast(self, metric_a: str, metric_b: str) -> DiscriminationContrast:
         """D(metric_a) - D(metric_b) with a conservative interval and p-value.
 
         The interval combines the two noncentral-F intervals at level ``1 - alpha/2`` each
         (Bonferroni), so it covers with probability at least ``1 - alpha``; the p-value is the
         smallest ``alpha`` at which that interval excludes 0 (so interval and p-value agree).
         Positive values mean ``metric_a`` separates the predictors more than ``metric_b``.
+        Returns a :class:`DiscriminationContrast` (``to_frame()``, ``summary()``).
+
+        Examples
+        --------
+        >>> import attunestats as at
+        >>> cmp = at.compare_models(scores, correction="maxt")              # doctest: +SKIP
+        >>> cmp.discrimination_contrast("avg_pairwise_accuracy", "avg_emotion_f1").pvalue
+        ...                                                                 # doctest: +SKIP
         """
         disc = self.discrimination.set_index("metric")
         for m in (metric_a, metric_b):
@@ -205,8 +213,6 @@ class ComparisonResult(ResultMixin):
             return lo_a - hi_b, hi_a - lo_b
 
         alpha = 1.0 - self.confidence_level
-        lo, hi = interval(1.0 - alpha / 2.0)
-        pvalue = _interval_pvalue(interval)
         undefined = [m for m, row in ((metric_a, a), (metric_b, b)) if not np.isfinite(row["sni"])]
         note = None
         if undefined:  # no spread between predictors or no resampling noise: D is not defined
@@ -215,21 +221,70 @@ class ComparisonResult(ResultMixin):
                 f"D is not defined for {', '.join(undefined)} (no variance between predictors "
                 "or no resampling noise); no interval or p-value"
             )
-        return {
-            "metric_a": metric_a,
-            "metric_b": metric_b,
-            "discrimination_a": float(a["discrimination"]),
-            "discrimination_b": float(b["discrimination"]),
-            "difference": float(a["discrimination"] - b["discrimination"]),
-            "ci_low": float(lo),
-            "ci_high": float(hi),
-            "pvalue": float(pvalue),
-            "confidence_level": self.confidence_level,
-            "method": "noncentral F intervals combined (Bonferroni)",
-            "estimand": self.estimand,
-            "simulated": self.simulated,
-            "note": note,
-        }
+        else:
+            lo, hi = interval(1.0 - alpha / 2.0)
+            pvalue = _interval_pvalue(interval)
+        return DiscriminationContrast(
+            metric_a=metric_a,
+            metric_b=metric_b,
+            discrimination_a=float(a["discrimination"]),
+            discrimination_b=float(b["discrimination"]),
+            difference=float(a["discrimination"] - b["discrimination"]),
+            ci_low=float(lo),
+            ci_high=float(hi),
+            pvalue=float(pvalue),
+            confidence_level=self.confidence_level,
+            estimand=self.estimand,
+            df_noise=int(a["df_noise"]),
+            simulated=self.simulated,
+            note=note,
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class DiscriminationContrast(ResultMixin):
+    """``D(metric_a) - D(metric_b)``: does one metric separate the predictors more than another?
+
+    Made by :meth:`ComparisonResult.discrimination_contrast` (claim (b) of the paper as a test).
+    ``D`` is a metric's true between-model variance over the noise of paired differences
+    (module docstring); ``ci_low``/``ci_high`` is a conservative interval (two noncentral-F
+    intervals at ``1 - alpha/2`` combined) and ``pvalue`` the smallest ``alpha`` at which that
+    interval excludes 0, so the two always agree. ``note`` says why the interval and p-value are
+    NaN when ``D`` is undefined for a metric (no spread between predictors or no noise).
+    """
+
+    metric_a: str
+    metric_b: str
+    discrimination_a: float
+    discrimination_b: float
+    difference: float
+    ci_low: float
+    ci_high: float
+    pvalue: float
+    confidence_level: float
+    estimand: str
+    df_noise: int
+    simulated: bool = False
+    note: str | None = None
+    method: str = "noncentral F intervals combined (Bonferroni)"
+
+    _title = "Discrimination contrast D(a) - D(b)"
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the two D estimates, their difference, interval, p-value and settings."""
+        return pd.DataFrame([{
+            "metric_a": self.metric_a, "metric_b": self.metric_b,
+            "discrimination_a": self.discrimination_a,
+            "discrimination_b": self.discrimination_b, "difference": self.difference,
+            "ci_low": self.ci_low, "ci_high": self.ci_high, "pvalue": self.pvalue,
+            "df_noise": self.df_noise, "confidence_level": self.confidence_level,
+            "method": self.method, "estimand": self.estimand, "simulated": self.simulated,
+            "note": self.note,
+        }])  # fmt: skip
+
+    def _summary_notes(self) -> list[str]:
+        notes = ["positive: metric_a separates the predictors more than metric_b"]
+        return notes + ([self.note] if self.note else [])
 
 
 _FLIP_SWAP = (("predictor_a", "predictor_b"), ("mode_a", "mode_b"), ("estimate_a", "estimate_b"))

@@ -467,7 +467,7 @@ def test_power_result_protocol_and_rng():
     assert res.seed == 3
     text = str(res.summary())
     assert "Simulated power" in text and "SIMULATED DATA" in text and "Seed:" in text
-    assert repr(res).startswith("<PowerResult: 1 rows;") and "SIMULATED" in repr(res)
+    assert repr(res).startswith("<PowerResult: 1 row;") and "SIMULATED" in repr(res)
     # a SeedSequence or Generator seeds the study through root_seed; the seed is recorded
     a = power_curve(model, rng=np.random.SeedSequence(11), **kw)
     b = power_curve(model, rng=np.random.SeedSequence(11), **kw)

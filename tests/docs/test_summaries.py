@@ -125,3 +125,23 @@ def test_every_builtin_metric_has_a_display_name():
     assert display_name("avg_emotion_f1") == "Emotion F1"
     assert display_name("avg_pairwise_accuracy") == "Pairwise accuracy"
     assert display_name("unregistered_metric") == "Unregistered metric"
+
+
+def test_discrimination_contrast_is_a_result(comparison):
+    # claim (b) as a test: one row whose numbers are those of the comparison's discrimination
+    # table (D_a - D_b), with the interval and p-value in the summary and a short repr
+    disc = comparison.discrimination.set_index("metric")
+    a, b = "avg_pairwise_accuracy", "avg_emotion_f1"
+    res = comparison.discrimination_contrast(a, b)
+    row = res.to_frame()
+    assert row.shape[0] == 1
+    assert row["difference"].iloc[0] == pytest.approx(
+        disc.loc[a, "discrimination"] - disc.loc[b, "discrimination"]
+    )
+    assert row["estimand"].iloc[0] == comparison.estimand
+    flat = " ".join(str(res.summary()).split())
+    for word in ("Discrimination contrast", format_interval(res.ci_low, res.ci_high),
+                 format_number(res.pvalue), "SIMULATED DATA", "Bonferroni"):  # fmt: skip
+        assert word in flat, word
+    short = repr(res)
+    assert short.startswith("<DiscriminationContrast:") and "\n" not in short

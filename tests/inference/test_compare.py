@@ -175,9 +175,9 @@ def test_discrimination_contrast_orders_metrics():
         _boot(values, ("strong", "weak"), n_resamples=2000, rng=2), correction="holm"
     )
     contrast = res.discrimination_contrast("strong", "weak")
-    assert contrast["difference"] > 0 and contrast["ci_low"] > 0 and contrast["pvalue"] < 0.05
+    assert contrast.difference > 0 and contrast.ci_low > 0 and contrast.pvalue < 0.05
     reverse = res.discrimination_contrast("weak", "strong")
-    assert reverse["ci_high"] < 0 and reverse["pvalue"] == pytest.approx(contrast["pvalue"])
+    assert reverse.ci_high < 0 and reverse.pvalue == pytest.approx(contrast.pvalue)
     with pytest.raises(KeyError, match="not in this comparison"):
         res.discrimination_contrast("strong", "nope")
 
@@ -196,9 +196,9 @@ def test_discrimination_contrast_of_a_constant_metric_is_undefined_not_an_error(
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         out = res.discrimination_contrast("varied", "flat")
-    assert np.isnan(out["ci_low"]) and np.isnan(out["ci_high"]) and np.isnan(out["pvalue"])
-    assert "flat" in out["note"] and "varied" not in out["note"]
-    assert res.discrimination_contrast("varied", "varied")["note"] is None
+    assert np.isnan(out.ci_low) and np.isnan(out.ci_high) and np.isnan(out.pvalue)
+    assert "flat" in out.note and "varied" not in out.note
+    assert res.discrimination_contrast("varied", "varied").note is None
 
 
 def test_discrimination_contrast_size_under_equal_signal():
@@ -213,7 +213,7 @@ def test_discrimination_contrast_size_under_equal_signal():
         values[:, 1::2] = mu + rng.normal(size=(100, 4))
         res = compare_models(_boot(values, ("a", "b"), n_resamples=300, rng=r), correction="none",
                              n_draws=200)  # fmt: skip
-        rejections += res.discrimination_contrast("a", "b")["pvalue"] < 0.05
+        rejections += res.discrimination_contrast("a", "b").pvalue < 0.05
     assert rejections / reps < 0.05 + 3.5 * np.sqrt(0.05 * 0.95 / reps)
 
 

@@ -68,11 +68,11 @@ def discrimination(ctx: ArtefactContext) -> Built:
 
 def discrimination_contrasts(ctx: ArtefactContext) -> Built:
     cmp = comparison(ctx)
-    contrasts = pd.DataFrame([
-        cmp.discrimination_contrast(a, b)
+    contrasts = pd.concat([
+        cmp.discrimination_contrast(a, b).to_frame()
         for a in ("avg_pairwise_accuracy", "avg_pairwise_kendall_tau")
         for b in ("avg_emotion_f1",)
-    ])  # fmt: skip
+    ], ignore_index=True)  # fmt: skip
     caption = ("Do preference metrics discriminate more than emotion F1? (D difference, "
                "conservative interval)")  # fmt: skip
     return ctx.built(ctx.table("03_discrimination_contrasts", contrasts, caption))
