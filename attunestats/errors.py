@@ -2,12 +2,36 @@
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+#: frames in files under this folder are skipped when a warning is attributed to a line
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class AttunestatsWarning(UserWarning):
     """Base class of the warnings attunestats emits (degenerate BCa, failed diagnostics, ...)."""
+
+
+def warn(message: str, category: type[Warning] = AttunestatsWarning) -> None:
+    """Emit ``message`` attributed to the caller's line, outside attunestats.
+
+    Every warning of the package goes through here, so that the file and line Python prints
+    with it (and that ``warnings.filterwarnings(..., module=...)`` matches) are the user's code
+    that called into attunestats, however deep inside the package the warning was raised.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn("something was skipped")
+    >>> caught[0].category.__name__, str(caught[0].message)
+    ('AttunestatsWarning', 'something was skipped')
+    """
+    warnings.warn(message, category, skip_file_prefixes=(_PACKAGE_DIR,))
 
 
 @dataclass(frozen=True)

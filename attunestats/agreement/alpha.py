@@ -55,7 +55,6 @@ narrow. Prefer ``method="units"``; the option exists to reproduce published KALP
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,7 +78,7 @@ from attunestats.agreement.distances import (
     masi_distance,
     valence_arousal_distance,
 )
-from attunestats.errors import AttunestatsWarning
+from attunestats.errors import AttunestatsWarning, warn
 
 __all__ = ["AlphaResult", "krippendorff_alpha"]
 
@@ -635,11 +634,10 @@ def krippendorff_alpha(
         finite = boot[np.isfinite(boot)]
         n_bad = int(boot.size - finite.size)
         if n_bad:
-            warnings.warn(
+            warn(
                 f"alpha is undefined in {n_bad} of {n_resamples} bootstrap resamples (no "
                 "variation among the resampled values); they are left out of the interval",
                 AttunestatsWarning,
-                stacklevel=2,
             )
         if finite.size >= 2:
             se = float(np.std(finite, ddof=1))

@@ -12,7 +12,6 @@ rating are dropped (with a warning): W needs every rater to rank the same units.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +22,7 @@ from scipy import stats
 
 from attunestats._results import ResultMixin
 from attunestats.agreement._input import DEFAULT_COLUMNS, _check_ratings
-from attunestats.errors import AttunestatsWarning
+from attunestats.errors import AttunestatsWarning, warn
 
 __all__ = ["KendallWResult", "kendall_w"]
 
@@ -101,11 +100,10 @@ def kendall_w(data: Any, *, columns: Sequence[Any] = DEFAULT_COLUMNS) -> Kendall
     complete = (ratings.codes >= 0).all(axis=0)
     dropped = int((~complete).sum())
     if dropped:
-        warnings.warn(
+        warn(
             f"kendall_w: {dropped} of {ratings.n_units} units have a missing rating and are "
             "left out (every rater must rank the same units)",
             AttunestatsWarning,
-            stacklevel=2,
         )
     x = ratings.domain[ratings.codes[:, complete]]  # raters x units
     m, n = x.shape

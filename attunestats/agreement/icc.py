@@ -21,7 +21,6 @@ of the single-measure limits. F tests are of H0: ICC = 0 (``MSR/MSW`` for the on
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +32,7 @@ from scipy import stats
 from attunestats._results import ResultMixin
 from attunestats.agreement._input import DEFAULT_COLUMNS, _check_ratings, _check_unit_interval
 from attunestats.agreement._results import ConfidenceInterval
-from attunestats.errors import AttunestatsWarning
+from attunestats.errors import AttunestatsWarning, warn
 
 __all__ = ["ICC_FORMS", "ICCResult", "icc"]
 
@@ -150,11 +149,10 @@ def icc(
     complete = (ratings.codes >= 0).all(axis=0)
     dropped = int((~complete).sum())
     if dropped:
-        warnings.warn(
+        warn(
             f"icc: {dropped} of {ratings.n_units} units have a missing rating and are left out "
             "(the ANOVA needs a complete units x raters layout)",
             AttunestatsWarning,
-            stacklevel=2,
         )
     x = ratings.domain[ratings.codes[:, complete]].T  # units x raters
     n, k = x.shape

@@ -22,7 +22,6 @@ import os
 import pickle
 import sys
 import time
-import warnings
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from attunestats._rng import RNGLike, child_seed, root_seed
-from attunestats.errors import AttunestatsWarning, NotApplicable
+from attunestats.errors import AttunestatsWarning, NotApplicable, warn
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -224,9 +223,9 @@ def run_builder(actx: ArtefactContext) -> Built:
     try:
         return actx.artefact.resolve_builder()(actx)
     except NotApplicable as exc:
-        warnings.warn(f"{actx.artefact.id} is not applicable to this release ({exc}); its "
+        warn(f"{actx.artefact.id} is not applicable to this release ({exc}); its "
                       "outputs are skipped (MANIFEST.json 'skipped')",
-                      AttunestatsWarning, stacklevel=3)  # fmt: skip
+                      AttunestatsWarning)  # fmt: skip
         return actx.not_applicable(str(exc))
 
 

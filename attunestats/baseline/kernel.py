@@ -9,7 +9,6 @@ MASI distance between label sets without a loop over pairs.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -19,7 +18,7 @@ import pandas as pd
 from scipy import sparse
 
 from attunestats.baseline.annotations import _ANNOTATION_ORDER, AnnotationType
-from attunestats.errors import AttunestatsWarning
+from attunestats.errors import AttunestatsWarning, warn
 
 __all__ = ["masi_matrix"]
 
@@ -409,4 +408,4 @@ def _warn_undefined(
             f"{name}: alpha is undefined in {n_bad} of {total} bootstrap resamples (no variation "
             "among the resampled values); they are left out of the interval"
         )
-    warnings.warn(message, AttunestatsWarning, stacklevel=3)
+    warn(message, AttunestatsWarning)

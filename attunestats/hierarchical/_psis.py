@@ -14,12 +14,12 @@ result as it takes ``arviz.loo``'s. The tests compare every output with ``arviz.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 from scipy.special import logsumexp
 
+from attunestats.errors import warn
 from attunestats.hierarchical._diagnostics import ess_mean
 
 #: Columns (cells) per block of the generalized Pareto fit (memory: grid x block x tail doubles).
@@ -146,19 +146,18 @@ def loo(data: Any, *, var_name: str = "y", label: str = "") -> Any:
     lw_da = xr.DataArray(lw.reshape(n_chain, n_draw, cells), dims=da.dims, coords=da.coords)
     elpd, se, p_loo, _ = elpd_da.azstats.loo_summary(p_da)
     good_k = min(1 - 1 / np.log10(n_samples), 0.7) if n_samples > 1 else 0.7
-    warn = bool(np.any(khat > good_k))
-    if warn:
+    high_k = bool(np.any(khat > good_k))
+    if high_k:
         n_high = int(np.sum(khat > good_k))
-        warnings.warn(
+        warn(
             f"{label + ': ' if label else ''}PSIS-LOO: the estimated Pareto shape k is greater "
             f"than {good_k:.2f} for {n_high} of {cells} observations (as ArviZ warns): importance "
             "sampling is unreliable there (influential observations, or a model not robust to "
             "them), so treat this fit's elpd and its comparisons with caution",
             UserWarning,
-            stacklevel=2,
         )
     return ELPDDataLOO(
         elpd=elpd, se=se, p=p_loo, n_samples=n_samples, n_data_points=cells, scale="log",
-        warning=warn, good_k=good_k, elpd_i=elpd_da, pareto_k=k_da, approx_posterior=False,
+        warning=high_k, good_k=good_k, elpd_i=elpd_da, pareto_k=k_da, approx_posterior=False,
         log_weights=lw_da,
     )  # fmt: skip

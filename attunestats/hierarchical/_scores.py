@@ -6,12 +6,11 @@ design with a topic for every conversation, and the simulated flag.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import pandas as pd
 
-from attunestats.errors import AttunestatsWarning
+from attunestats.errors import AttunestatsWarning, warn
 
 #: The topic of conversations whose ``metadata.category`` is missing.
 NO_TOPIC = "(no topic)"
@@ -43,11 +42,10 @@ def scores_design(scores: Any) -> pd.DataFrame:
     design = scores.design
     missing = design["topic"].isna()
     if missing.any():
-        warnings.warn(
+        warn(
             f"{int(missing.sum())} of {len(design)} conversations have no topic "
             f"(metadata.category); the model treats them as one topic {NO_TOPIC!r}",
             AttunestatsWarning,
-            stacklevel=3,
         )
         design = design.assign(topic=design["topic"].astype(object).where(~missing, NO_TOPIC))
     return design

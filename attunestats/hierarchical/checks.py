@@ -20,7 +20,6 @@ every chain), so memory stays at ``n_draws x cells`` doubles.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from attunestats._rng import RNGLike, check_rng
-from attunestats.errors import AttunestatsWarning
+from attunestats.errors import AttunestatsWarning, warn
 from attunestats.hierarchical.fit import FitResult
 from attunestats.hierarchical.summaries import FAILED
 
@@ -116,11 +115,10 @@ def compare_structures(fits: Mapping[str, FitResult], *, n_draws: int = 1000) ->
             f"PSIS-LOO is computable for fewer than two of the structures {list(fits)}: {why}"
         )
     for k, reason in why.items():
-        warnings.warn(
+        warn(
             f"compare_structures: structure {k!r} ({fits[k].model.outcome}) left out of the "
             f"comparison: {reason} (diagnostics: {'passed' if fits[k].passed else FAILED})",
             AttunestatsWarning,
-            stacklevel=2,
         )
     table = az.compare(elpd, round_to="none")
     table = pd.DataFrame(table).reset_index().rename(columns={"index": "structure"})

@@ -43,7 +43,7 @@ import pandas as pd
 
 from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng, child_seed, seed_record
-from attunestats.errors import AttunestatsWarning, DiagnosticsError
+from attunestats.errors import AttunestatsWarning, DiagnosticsError, warn
 from attunestats.hierarchical.model import HierarchicalModel
 
 Sampler = Literal["auto", "nutpie", "pymc"]
@@ -502,12 +502,11 @@ def fit(
         chains_k = f"{result.chains} x ({result.tune} + {result.draws})"
         earlier.append(f"{chains_k}, seed {result.seed}: {result._first_failures(3)}")
         seed_k = child_seed(first_seed, f"retry-{k}")
-        warnings.warn(
+        warn(
             f"{model.outcome}: the fit failed the diagnostics gate with {chains_k} "
             f"({result._first_failures(2)}); fitting again with {2**k}x the tuning steps and "
             f"draws (seed {seed_k})",
             AttunestatsWarning,
-            stacklevel=2,
         )
         result = _fit_once(model, draws=draws * 2**k, tune=tune * 2**k, rng=seed_k, **opts)
     return dataclasses.replace(result, earlier_attempts=tuple(earlier)) if earlier else result
@@ -796,4 +795,4 @@ def _element_labels(da: Any) -> list[str]:
 
 
 def _warn_accepted(result: FitResult) -> None:
-    warnings.warn(result.failure_message(), AttunestatsWarning, stacklevel=3)
+    warn(result.failure_message(), AttunestatsWarning)

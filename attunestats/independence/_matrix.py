@@ -13,7 +13,7 @@ import pandas as pd
 
 from attunestats._rng import RNGLike
 from attunestats.constants import SIMULATED_LABEL
-from attunestats.errors import AttunestatsWarning, NotApplicable
+from attunestats.errors import AttunestatsWarning, NotApplicable, warn
 from attunestats.inference.bootstrap import (
     METHODS,
     ResamplingPlan,
@@ -266,10 +266,9 @@ def _resolve_metrics(
         chosen = {c: m for c, m in DEFAULT_METRICS.items() if m in available}
         dropped = [m for m in DEFAULT_METRICS.values() if m not in available]
         if dropped:
-            warnings.warn(
+            warn(
                 f"default metrics {dropped} have no values in these scores and are left out",
                 AttunestatsWarning,
-                stacklevel=3,
             )
         names, caps = tuple(chosen.values()), tuple(chosen)
     elif isinstance(metrics, Mapping):
@@ -402,7 +401,7 @@ def capability_matrix(
     )
     if metrics is not None or len(names) - len(flat) < 2:
         raise ValueError(f"{why}; choose other metrics")
-    warnings.warn(f"default {why}; they are left out", AttunestatsWarning, stacklevel=2)
+    warn(f"default {why}; they are left out", AttunestatsWarning)
     keep = {c: m for c, m in zip(caps, names) if m not in flat}
     return capability_matrix(
         scores, metrics=keep, predictors=predictors, kind=kind, unit=unit, strata=strata,

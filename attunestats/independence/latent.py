@@ -37,7 +37,7 @@ import pandas as pd
 
 from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng, seed_record
-from attunestats.errors import AttunestatsWarning, DiagnosticsError
+from attunestats.errors import AttunestatsWarning, DiagnosticsError, warn
 from attunestats.independence._kernels import pair_indices
 from attunestats.independence._matrix import (
     MetricMatrix,
@@ -368,12 +368,11 @@ def latent_correlations(
                 message + "; increase draws/tune, or pass on_failure='flag' to keep the fit "
                 "marked as failed"
             )
-        warnings.warn(
+        warn(
             message + "; the fit is kept and marked as failed (its posterior summaries are not "
             "to be trusted; more draws and tuning steps, e.g. a full rather than a fast build, "
             "usually pass)",
             AttunestatsWarning,
-            stacklevel=2,
         )
 
     import arviz as az

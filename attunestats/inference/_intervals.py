@@ -13,7 +13,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from attunestats.errors import AttunestatsWarning
+from attunestats.errors import AttunestatsWarning, warn
 
 METHODS = ("percentile", "basic", "bca")
 Method = Literal["percentile", "basic", "bca"]
@@ -181,12 +181,11 @@ def _warn_degenerate(n_degenerate: int, n_total: int, which: Sequence[str] = ())
         shown = "; ".join(which[:3])
         named = ("" if not len(which) else f": {shown}" if n_degenerate <= len(which[:3])
                  else f", e.g. {shown}, ...")  # fmt: skip
-        warnings.warn(
+        warn(
             f"BCa is degenerate for {n_degenerate} of {n_total} statistics{named} (resampled "
             "values all on one side of the estimate, or no jackknife spread); the percentile "
             "interval is used for them (column 'method' of to_frame() says which)",
             AttunestatsWarning,
-            stacklevel=3,
         )
 
 

@@ -45,7 +45,6 @@ Checked by simulation in tests/inference/test_compare.py.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -55,7 +54,7 @@ import pandas as pd
 
 from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng, seed_record
-from attunestats.errors import AttunestatsWarning
+from attunestats.errors import AttunestatsWarning, warn
 from attunestats.inference.bootstrap import BootstrapResult
 from attunestats.inference.contrasts import (
     ContrastFamily,
@@ -563,7 +562,7 @@ def _warn_resample_floor(pairs_df: pd.DataFrame, blocks: list[Any], correction: 
     n_draws = max(blk[3].studentized.shape[0] for blk in blocks)
     k = len(pairs_df) if family == "all" else max(len(blk[2]) for blk in blocks)
     needed = int(np.ceil(k / alpha))
-    warnings.warn(
+    warn(
         f"{int(unbounded.sum())} of {len(pairs_df)} pair intervals are unbounded (-inf, inf) "
         f"and those pairs cannot be significant: with {n_draws} bootstrap resamples no p-value is "
         f"below 1 / {n_draws + 1}, but correction={correction!r} over {k} pairs per family "
@@ -571,7 +570,6 @@ def _warn_resample_floor(pairs_df: pd.DataFrame, blocks: list[Any], correction: 
         "(bootstrap_scores(n_resamples=...)) or compare fewer predictors or metrics"
         + (", or use correction='maxt'" if correction != "maxt" else ""),
         AttunestatsWarning,
-        stacklevel=3,
     )
 
 

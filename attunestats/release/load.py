@@ -82,7 +82,6 @@ import hashlib
 import json
 import os
 import re
-import warnings as _warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -91,6 +90,7 @@ from typing import Any
 from attunestats._arrow import release_free_memory
 from attunestats.constants import SUBSETS
 from attunestats.errors import Problem, ReleaseError
+from attunestats.errors import warn as emit_warning
 from attunestats.release._diagnosis import DIAGNOSIS_KEYWORDS, DIAGNOSIS_WORDS, diagnosis_group
 from attunestats.release._files import parse, scan
 from attunestats.release._findings import (
@@ -635,8 +635,8 @@ def load_release(
     with _gc_paused():
         release = _load(root, subset, strict)
     if warn and release.report.warnings:
-        _warnings.warn(f"{root}: {release.report.summary_line()}; see release.report",
-                       ReleaseWarning, stacklevel=2)  # fmt: skip
+        emit_warning(f"{root}: {release.report.summary_line()}; see release.report",
+                     ReleaseWarning)  # fmt: skip
     return release
 
 

@@ -29,7 +29,6 @@ import io
 import json
 import math
 import os
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +39,7 @@ import pandas as pd
 
 from attunestats._io import atomic_write_text
 from attunestats.constants import SIMULATED_LABEL
-from attunestats.errors import AttunestatsWarning
+from attunestats.errors import AttunestatsWarning, warn
 from attunestats.metrics.conventions import round_display
 
 __all__ = [
@@ -586,12 +585,11 @@ def write_table(
             f"column {d['column']!r} row {d['row']}: {d['written']!r} reads as {d['read']!r}"
             for d in lost[:3]
         )
-        warnings.warn(
+        warn(
             f"{csv_path}: pandas.read_csv(path) does not read back {len(lost)} cell(s) as "
             f"written ({shown}); the sidecar {json_path.name} lists them under "
             "'read_back_differs'",
             AttunestatsWarning,
-            stacklevel=2,
         )
     meta_text = json.dumps(meta, indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n"
     tex = to_latex(df, digits=digits, caption=caption, label=f"tab:{name}", simulated=simulated)

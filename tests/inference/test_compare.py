@@ -297,8 +297,12 @@ def test_too_few_resamples_for_holm_over_many_pairs_warns_and_says_how_many():
     # its interval at that level is unbounded. Resampling at least 15 / 0.05 = 300 times can.
     rng = np.random.default_rng(8)
     values = rng.normal(size=(60, 6)) + np.array([0.0, 0.0, 0.0, 0.0, 0.0, 3.0])
-    with pytest.warns(UserWarning, match=r"unbounded .* 199 bootstrap resamples .* at least 300"):
+    with pytest.warns(
+        UserWarning, match=r"unbounded .* 199 bootstrap resamples .* at least 300"
+    ) as caught:
         few = compare_models(_boot(values, n_resamples=199, rng=1), correction="holm")
+    # the warning points at the line that called attunestats (here), not inside the package
+    assert {w.filename for w in caught} == {__file__}
     assert not few.pairs["significant"].any()
     assert (~np.isfinite(few.pairs["ci_high"])).any()
     with warnings.catch_warnings():

@@ -228,6 +228,7 @@ def test_every_mutant_is_refused_or_warned(clean, capsys, data):
         where = f"{op} {rel} {_jpath(path)}"
         assert refused == bool(report.errors), where
         assert refused or (report.warnings and len(ours) == 1), f"silent: {where}"
+        assert all(w.filename == __file__ for w in ours), "the warning points inside the package"
         assert any(f.file == rel and _related(f.path, wanted) for f in findings), (
             f"no finding names {where}:\n{report.text()}"
         )

@@ -15,13 +15,12 @@ behaviour and preference outcomes with the candidate structures of :data:`CANDID
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import pandas as pd
 
 from attunestats.artifacts.context import ArtefactContext, Built
-from attunestats.errors import AttunestatsWarning, NotApplicable
+from attunestats.errors import AttunestatsWarning, NotApplicable, warn
 from attunestats.report import hierarchical as report
 
 #: The models of the build, in the order they are reported.
@@ -50,11 +49,10 @@ def _mode(scores: Any, evaluated: list[str]) -> str | None:
     if len(modes) <= 1:
         return modes[0] if modes else None
     chosen = "default" if "default" in modes else modes[0]
-    warnings.warn(
+    warn(
         f"the evaluated models have several prediction modes {modes}; the hierarchical models "
         f"use mode {chosen!r}",
         AttunestatsWarning,
-        stacklevel=2,
     )
     return chosen
 

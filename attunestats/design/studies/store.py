@@ -12,7 +12,6 @@ import json
 import os
 import pickle
 import shutil
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -21,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from attunestats.constants import SIMULATED_LABEL
-from attunestats.errors import AttunestatsWarning
+from attunestats.errors import AttunestatsWarning, warn
 
 FORMAT = "attunestats-study/1"
 METADATA_KEY = b"attunestats.study"
@@ -125,11 +124,10 @@ class _Store:
         import attunestats
 
         if data.get("attunestats_version") != attunestats.__version__:
-            warnings.warn(
+            warn(
                 f"{where} was written by attunestats {data.get('attunestats_version')}, this is "
                 f"{attunestats.__version__}: replicates computed by both are mixed",
                 AttunestatsWarning,
-                stacklevel=3,
             )
 
     # -- state ---------------------------------------------------------------------------------
@@ -190,10 +188,9 @@ class _Store:
                 replicate = int(name[len(_PART_PREFIX) : -len(_PART_SUFFIX)])
                 pq.read_metadata(entry)
             except (ValueError, OSError) as err:
-                warnings.warn(
+                warn(
                     f"unreadable part {entry} ({err}); it will be recomputed",
                     AttunestatsWarning,
-                    stacklevel=3,
                 )
                 entry.unlink(missing_ok=True)
                 continue
