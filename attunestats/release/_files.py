@@ -86,7 +86,12 @@ def scan(root: Path, gt_dir: Path | None) -> tuple[list[Entry], list[str], list[
     if info.is_file() and not info.is_symlink():
         found.append(Entry("release.json", info, "info"))
     elif os.path.lexists(info):
-        skipped.append(_warn("release.json", "release.json is not a regular file; skipped"))
+        skipped.append(_warn("release.json", "release.json is not a regular file; skipped (the "
+                             "release is read as real data, not labelled SIMULATED)"))  # fmt: skip
+    if not os.path.lexists(info) and os.path.lexists(root / "truth.json"):
+        skipped.append(_warn("truth.json", "a simulator's truth file without release.json: the "
+                             "release is read as real data (results are not labelled SIMULATED)",
+                             "info_default"))  # fmt: skip
     for entry in _sorted_entries(root):
         if entry.name in ROOT_ENTRIES or entry.name.startswith("."):
             continue

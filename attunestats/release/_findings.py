@@ -26,14 +26,33 @@ _EVENT_WARNINGS = {
     "participant_anonymous": (
         "participant_anonymous", "no participant_id: the conversation counts as its own participant"),
     "participant_conflict": (
-        "participant_conflict", "age or traits differ from the participant's first conversation "
-        "(those of the first are kept)"),
+        "participant_conflict", "age and traits {orig} differ from those of the participant's "
+        "first conversation, {kept_file}, which are kept (age and traits {kept}); if that one is "
+        "wrong, correct it there"),
     "subset_id_missing": (
         "subset_id_missing", "conversation {orig} of the requested subset has no file"),
+    "panas_items_missing": (
+        "panas_items_missing", "PANAS block without item(s) {orig}: they count as not rated (the "
+        "item-level scores leave them out)"),
+    "panas_total_partial": (
+        "panas_total_partial", "total derived from {orig} items of its valence (the reference code "
+        "sums the items given; the missing ones lower it)"),
+    "duplicate_emotion": (
+        "duplicate_emotion", "emotion {orig} is tagged more than once in this turn (each tag is "
+        "scored as written)"),
+    "unknown_comparison": (
+        "unknown_comparison", "comparison {orig}: this turn of the ground truth has no such "
+        "pairwise comparison; not scored"),
     "duplicate_question": (
         "duplicate_question", "questionId {orig} repeats in this turn; the last one is kept (as "
         "the official dict does)"),
 }  # fmt: skip
+#: rules whose original value is words, shown as they are (not as a repr) in the message
+_PLAIN_ORIGINAL = frozenset({"subset_id_missing", "panas_items_missing", "panas_total_partial",
+                             "unknown_comparison"})  # fmt: skip
+#: rules whose message already holds the value (no "(got ...)" after it)
+_NO_VALUE = frozenset({"panas_items_missing", "panas_total_partial", "participant_conflict",
+                       "unknown_comparison"})  # fmt: skip
 
 
 def _run_kind(info: Mapping[str, Any], predictor: str) -> str:
@@ -83,17 +102,18 @@ def _event_warnings(
     ev: list[tuple[Any, ...]], pre: list[tuple[str, str, str, str, str]]
 ) -> list[Finding]:
     out = []
-    for file, path, rule, original, _ in [*pre, *ev]:
+    for file, path, rule, original, result in [*pre, *ev]:
         if rule not in _EVENT_WARNINGS:
             continue
         kind, template = _EVENT_WARNINGS[rule]
-        shown = (
-            original
-            if isinstance(original, str) and rule == "subset_id_missing"
-            else _short(original)
-        )
-        out.append(Finding(file, _resolve(path), template.format(orig=shown), "" if original is None
-                           else shown, kind, "warning"))  # fmt: skip
+        extra = {}
+        if rule == "participant_conflict" and isinstance(result, tuple) and len(result) == 3:
+            extra = {"kept": _short(result[:2]), "kept_file": result[2]}
+        plain = isinstance(original, str) and rule in _PLAIN_ORIGINAL
+        shown = original if plain else _short(original)
+        value = "" if original is None or rule in _NO_VALUE else shown
+        out.append(Finding(file, _resolve(path), template.format(orig=shown, **extra), value, kind,
+                           "warning"))  # fmt: skip
     return out
 
 

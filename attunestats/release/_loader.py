@@ -16,6 +16,7 @@ import re
 import reprlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Any
 
 import numpy as np
@@ -124,6 +125,8 @@ class _GroundTruth:
 
     turns: frozenset[int]
     pre: nz.PanasBlock
+    #: turn -> positions of its pairwise comparisons (the keys runs' selections refer to)
+    comparisons: dict[int, frozenset[int]] = dc_field(default_factory=dict)
 
 
 class _Columns:
@@ -153,6 +156,8 @@ class _Loader:
         self.judgements = _Columns(g["binary_judgements"])
         self.pairwise = _Columns(g["pairwise_comparisons"])
         self.participants: dict[str, list[Any]] = {}
+        #: the file whose participant profile is kept (the participant's first conversation)
+        self.profile_file: dict[str, str] = {}
         self.gt: dict[str, _GroundTruth] = {}
         # predictions: run-level rows, and per-run row blocks of the long tables
         self.runs = _Columns(
@@ -246,6 +251,14 @@ class _Loader:
             return math.nan
         self.problem((path, key), f"must be a number or null, not {_type_name(value)}", value)
         return math.nan
+
+    def judge(self, obj: Mapping[str, Any], key: str, path: JPath) -> float:
+        """A judge score: a number, or a number written as a string (format doc)."""
+        value = obj.get(key)
+        if type(value) is int or type(value) is float:
+            return self.number(obj, key, path)
+        out = self.normalized(nz.judge_score, value, (path, key))
+        return math.nan if out is None else out
 
     def string_list(self, value: Any, path: JPath) -> list[str]:
         out = []
@@ -382,6 +395,12 @@ class _Loader:
             return None
         return label, intensity, known
 
+    def _repeated(self, label: str, seen: set[str], path: JPath) -> None:
+        """Record ``duplicate_emotion`` when ``label`` was already tagged in this turn."""
+        if label in seen:
+            self.event((path, "emotion"), "duplicate_emotion", label, label)
+        seen.add(label)
+
     # -- ground truth ---------------------------------------------------------------------------
     def conversation(self, file: str, cid: str, doc: dict[str, Any]) -> None:
         self.file = file
@@ -424,9 +443,10 @@ class _Loader:
             if (age, joined) != (row[2], row[3]):
                 # the first conversation (in id order) gives the participant's profile
                 self.event("$.participant_profile", "participant_conflict", (age, joined),
-                           (row[2], row[3]))  # fmt: skip
+                           (row[2], row[3], self.profile_file[pid]))  # fmt: skip
         else:
             self.participants[pid] = [pid, diagnosis_group(traits), age, joined, 1]
+            self.profile_file[pid] = file
         group = self.participants[pid][1]
 
         pre = self.panas(doc.get("prePanas"), "$.prePanas")
@@ -443,13 +463,14 @@ class _Loader:
                 self.survey.add(cid, question, pos, value)
 
         turn_numbers = []
+        self._comparisons: dict[int, frozenset[int]] = {}
         if doc.get("turns") is None:
             self.problem("$.turns", _missing(doc, "turns"))
         raw_turns = self.array(doc.get("turns"), "$.turns")
         for n, tpath, turn in self.sorted_turns(raw_turns, "$.turns"):
             turn_numbers.append(n)
             self.gt_turn(cid, n, tpath, turn)
-        self.gt[cid] = _GroundTruth(frozenset(turn_numbers), pre)
+        self.gt[cid] = _GroundTruth(frozenset(turn_numbers), pre, self._comparisons)
         self.conversations.add(
             cid, file, pid, group, topic, subtopic, om, provider, len(turn_numbers),
             _nan(pre.positive), _nan(pre.negative), _nan(post.positive), _nan(post.negative),
@@ -460,9 +481,11 @@ class _Loader:
         user = self.text(turn, "userMessage", path)
         reply = self.text(turn, "llmResponse", path)
         tags_path = (path, "moodShiftTags")
+        seen: set[str] = set()
         for pos, tag in enumerate(self.array(turn.get("moodShiftTags"), tags_path)):
             parsed = self.emotion_tag(tag, (tags_path, pos), ground_truth=True)
             if parsed is not None:
+                self._repeated(parsed[0], seen, (tags_path, pos))
                 self.tags.add(cid, n, pos, *parsed)
         apath = (path, "annotations")
         ann = self.obj(turn.get("annotations"), apath) or {}
@@ -508,7 +531,9 @@ class _Loader:
 
         # pairwise comparisons
         ppath = (apath, "pairwiseComparisons")
-        for i, pw in enumerate(self.array(ann.get("pairwiseComparisons"), ppath)):
+        compared = self.array(ann.get("pairwiseComparisons"), ppath)
+        self._comparisons[n] = frozenset(range(len(compared)))
+        for i, pw in enumerate(compared):
             cpath = (ppath, i)
             if not isinstance(pw, dict):
                 self.problem(
@@ -610,7 +635,7 @@ class _Loader:
                 )
                 continue
             present.add(n)
-            self.run_turn(run_idx, n, tpath, turn)
+            self.run_turn(run_idx, n, tpath, turn, gt.comparisons.get(n, frozenset()))
             for name in _IGNORED_TURN_FIELDS:
                 if turn.get(name):
                     ignored[name] = ignored.get(name, 0) + 1
@@ -654,12 +679,16 @@ class _Loader:
             *(fb.get(b, math.nan) for b in FOUR_BRANCHES), api_cost, duration,
         )  # fmt: skip
 
-    def run_turn(self, run_idx: int, n: int, path: JPath, turn: dict[str, Any]) -> None:
+    def run_turn(
+        self, run_idx: int, n: int, path: JPath, turn: dict[str, Any], compared: frozenset[int]
+    ) -> None:
         # emotion tags (unknown labels dropped, positions kept)
         tags_path = (path, "em_emotion_tags")
+        seen: set[str] = set()
         for pos, tag in enumerate(self.array(turn.get("em_emotion_tags"), tags_path)):
             parsed = self.emotion_tag(tag, (tags_path, pos), ground_truth=False)
             if parsed is not None:
+                self._repeated(parsed[0], seen, (tags_path, pos))
                 self.pe_run.append(run_idx)
                 self.pe.add(n, pos, parsed[0], parsed[1])
 
@@ -711,7 +740,12 @@ class _Loader:
                     a = self.label(a, ((apath, key), "A"))
                 if b is not None:
                     b = self.label(b, ((apath, key), "B"))
+            if int(key) not in compared:
+                self.event(kpath, "unknown_comparison", key, None)
             rows.append((int(key), selection, a, b))
+        for key in assignment:
+            if key not in selections and not (key.isdigit() and int(key) in compared):
+                self.event((apath, key), "unknown_comparison", key, None)
         rows.sort(key=lambda r: r[0])
         for i, selection, a, b in rows:
             self.pw_run.append(run_idx)
@@ -722,7 +756,7 @@ class _Loader:
         jpath = (path, "em_draft_judge_scores")
         judge = self.obj(turn.get("em_draft_judge_scores"), jpath) or {}
         self.pt_run.append(run_idx)
-        self.pt.add(n, draft, *(self.number(judge, k, jpath) for k in _JUDGE_KEYS))
+        self.pt.add(n, draft, *(self.judge(judge, k, jpath) for k in _JUDGE_KEYS))
 
 
 def _nan(x: float | None) -> float:

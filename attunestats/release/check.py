@@ -18,7 +18,8 @@ conversation or turn the ground truth lacks), ``unreadable`` (not JSON, not UTF-
 Warnings: ``unknown_key`` (with the closest known key), ``unknown_emotion``,
 ``unknown_question``, ``unknown_option``, ``unknown_mode``, ``unknown_strategy``, ``clamped``,
 ``turn_count_mismatch``, ``turn_not_in_run``, ``skipped_file``, ``encoding``,
-``participant_anonymous``, ``participant_conflict``, ``subset_id_missing``, ``ignored_entry``.
+``participant_anonymous``, ``participant_conflict``, ``subset_id_missing``, ``info_default``, ``unknown_comparison``, ``run_missing``,
+``panas_items_missing``, ``panas_total_partial``, ``duplicate_emotion``, ``ignored_entry``.
 """
 
 from __future__ import annotations
@@ -80,6 +81,12 @@ RULE_TITLES: dict[str, str] = {
     "participant_anonymous": "conversations without a participant id (each its own participant)",
     "participant_conflict": "participants whose age or traits differ between conversations",
     "subset_id_missing": "conversation ids of the requested subset without a file",
+    "run_missing": "predictors without a run for some ground-truth conversations",
+    "unknown_comparison": "pairwise selections for comparisons the ground-truth turn lacks",
+    "info_default": "release.json settings left to a default (simulated flag, predictor kinds)",
+    "panas_items_missing": "PANAS blocks with some items missing (they count as not rated)",
+    "panas_total_partial": "PANAS totals derived from fewer than the 10 items of their valence",
+    "duplicate_emotion": "emotion labels tagged more than once in one turn",
     "ignored_entry": "entries of the release directory that are not read",
 }
 WARNING_RULES = frozenset(list(RULE_TITLES)[list(RULE_TITLES).index("missing_expected") :])
@@ -438,8 +445,9 @@ def _missing_expected(model: type[BaseModel], doc: dict[str, Any], loc: tuple[An
     for name, names in expected:
         if not any(n in doc for n in names):
             alias = f" (or {', '.join(names[1:])})" if len(names) > 1 else ""
-            out.append(Finding(file, json_path((*loc, name)), f"missing field {name}{alias}: read "
-                               "as null or empty", "", "missing_expected", "warning"))  # fmt: skip
+            means = getattr(model, "when_missing", {}).get(name, "read as null or empty")
+            out.append(Finding(file, json_path((*loc, name)), f"missing field {name}{alias}: "
+                               f"{means}", "", "missing_expected", "warning"))  # fmt: skip
     for names, child, container in children:
         key = next((n for n in names if n in doc), None)
         if key is None:

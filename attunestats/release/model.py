@@ -497,6 +497,10 @@ REPORT_RULES: Mapping[str, str] = MappingProxyType(
         "number_from_string": "a number written as a string ('5') was read as a number",
         "blank_value": "an empty or 'None' string was read as a missing number",
         "panas_item_null": "a PANAS item given as null (or blank) was treated as not rated",
+        "panas_items_missing": "a PANAS block gave some of the 20 items but not all; the others count as not rated",
+        "panas_total_partial": "a PANAS total was derived from fewer than the 10 items of its valence",
+        "unknown_comparison": "a run's pairwise selection or assignment names a comparison the ground-truth turn lacks (not scored)",
+        "duplicate_emotion": "an emotion label repeated in one turn's tags (each tag is scored as written)",
         "participant_conflict": "a participant's age or traits differ between conversations; those of the first conversation (in id order) are kept",
     }
 )

@@ -345,6 +345,19 @@ def panas_item(value: Any) -> Normalized:
     return Normalized(r, rules)
 
 
+def judge_score(value: Any) -> Normalized:
+    """Read a draft judge score as it is (a number or numeric string; its 1..7 range is checked
+    by the schema, not clamped). ``null`` and blank strings -> ``None``.
+
+    Raises
+    ------
+    NormalizationError
+        For a non-numeric value.
+    """
+    x, rules = _number(value, "judge score")
+    return Normalized(x, rules)
+
+
 def four_branch_score(value: Any) -> Normalized:
     """Normalise a four-branch score: clamped to ``1..7``, *not* rounded (spec 4).
 
@@ -408,23 +421,26 @@ def _find_item(source: Mapping[str, Any], lower: dict[str, str], item: str) -> s
 def parse_panas(block: Any) -> PanasBlock:
     """Parse a PANAS block: items, totals, ``responses`` nesting and derived totals (spec 1.4, 4).
 
-    Each of the 20 items is read from the block's top-level keys, else from ``items``, else from
-    ``responses`` (rule ``panas_items_nested``); keys match exactly or case-insensitively. Items
-    are rounded, not clamped; ``null`` items count as not rated (rule ``panas_item_null``). A total
-    (``totalPositiveAffect``/``totalNegativeAffect``, at the top level or under ``responses``) is
-    rounded and clamped to 10..70; a missing or null total is the sum of the available items of
-    its valence (rule ``panas_total_derived``), then clamped, as the reference code does.
+        Each of the 20 items is read from the block's top-level keys, else from ``items``, else from
+        ``responses`` (rule ``panas_items_nested``); keys match exactly or case-insensitively. Items
+        are rounded, not clamped; ``null`` items count as not rated (rule ``panas_item_null``). A total
+        (``totalPositiveAffect``/``totalNegativeAffect``, at the top level or under ``responses``) is
+        rounded and clamped to 10..70; a missing or null total is the sum of the available items of
+        its valence (rule ``panas_total_derived``), then clamped, as the reference code does. A block
+    that gives some items but not all 20 records ``panas_items_missing`` (with the missing items),
+    and a total derived from fewer than the 10 items of its valence ``panas_total_partial``: both
+    are warnings of the load report, since they change the scores silently otherwise.
 
-    Parameters
-    ----------
-    block : object or None
-        The raw JSON value. ``None`` gives an empty block.
+        Parameters
+        ----------
+        block : object or None
+            The raw JSON value. ``None`` gives an empty block.
 
-    Raises
-    ------
-    NormalizationError
-        If the block is not an object or null, or ``items``/``responses`` is not an object or
-        null, or any item or total is non-numeric; ``details`` lists every such problem.
+        Raises
+        ------
+        NormalizationError
+            If the block is not an object or null, or ``items``/``responses`` is not an object or
+            null, or any item or total is non-numeric; ``details`` lists every such problem.
     """
     out = PanasBlock()
     if block is None:
@@ -465,6 +481,9 @@ def parse_panas(block: Any) -> PanasBlock:
                 out.events.append((path, "panas_items_nested", raw, norm.value))
             out.items[item] = norm.value
             break
+    not_rated = [item for item in PANAS_ITEMS if item not in out.items]
+    if out.items and not_rated:  # some items given, not all: item-level scores lose these
+        out.events.append(("", "panas_items_missing", ", ".join(not_rated), None))
     responses = block.get("responses") if isinstance(block.get("responses"), Mapping) else {}
     for attr, key, names in (
         ("positive", "totalPositiveAffect", PANAS_POSITIVE),
@@ -488,6 +507,10 @@ def parse_panas(block: Any) -> PanasBlock:
         if present:
             total = float(sum(present))
             out.events.append((path, "panas_total_derived", f"{len(present)} items", total))
+            if len(present) < len(names):
+                out.events.append(
+                    (path, "panas_total_partial", f"{len(present)} of {len(names)}", total)
+                )
             clamped = float(min(max(total, PANAS_TOTAL_MIN), PANAS_TOTAL_MAX))
             if clamped != total:
                 out.events.append((path, "panas_total_clamped", total, clamped))

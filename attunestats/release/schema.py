@@ -279,7 +279,21 @@ PanasStrategy = _known("warn_unknown_strategy", "not one of the PANAS strategies
                        + ", ".join(PANAS_STRATEGIES) + ")", cs.literal_schema(list(PANAS_STRATEGIES)))  # fmt: skip
 _BINARY_ID = _ce(cs.literal_schema(list(BINARY_QUESTION_IDS)), "warn_unknown_question",
                  "not one of the 36 binary question ids of spec 1.5 (scored as written)")  # fmt: skip
-BinaryQuestionId = _t(_ce(cs.str_schema(), "question_id", "expected a question id (a string)"))
+_KNOWN_BINARY_IDS = frozenset(BINARY_QUESTION_IDS)
+
+
+def _binary_question_id(value: Any) -> Any:
+    if not isinstance(value, str):
+        raise PydanticCustomError("question_id", "expected a question id (a string)")
+    raise PydanticCustomError(
+        "warn_unknown_question",
+        "not one of the 36 binary question ids of spec 1.5{hint} (scored as written)",
+        {"hint": _hint(value, BINARY_QUESTION_IDS)},
+    )
+
+
+#: A binary question id of a ground-truth judgement: a string; outside spec 1.5 a warning.
+BinaryQuestionId = _t(_fast(cs.literal_schema(list(BINARY_QUESTION_IDS)), _binary_question_id))
 _PAIRWISE_ID = r"^(" + "|".join(PAIRWISE_QUESTIONS) + r"|custom:.*)$"
 PairwiseQuestionId = _t(_ce(cs.str_schema(pattern=_PAIRWISE_ID), "warn_unknown_question",
                             "not a pairwise question id of spec 1.5 (general, PW1..PW15, "
@@ -307,6 +321,8 @@ class _Model(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     expected: ClassVar[tuple[str, ...]] = ()
+    #: what the loader does when an expected field is missing, where it is not "read as null"
+    when_missing: ClassVar[dict[str, str]] = {}
 
 
 class _Open(_Model):
@@ -548,7 +564,7 @@ class Annotations(_Model):
     binaryJudgements: list[BinaryJudgement] | None = None
     alternateResponses: AlternateResponses | None = None
     pairwiseComparisons: list[PairwiseComparison] | None = None
-    selectedPairwiseQuestions: list[str] | None = None
+    selectedPairwiseQuestions: list[PairwiseQuestionId] | None = None
 
 
 class Turn(_Model):
@@ -577,6 +593,9 @@ class GroundTruthConversation(_Model):
         "conversationId", "metadata", "participant_profile", "prePanas", "postPanas",
         "conversationWideQuestions",
     )  # fmt: skip
+    when_missing: ClassVar[dict[str, str]] = {
+        "conversationId": "the conversation id is taken from the file name (conversation_<N>.json)"
+    }
 
     conversationId: NonEmptyId | None = None
     metadata: Metadata | None = None
