@@ -52,7 +52,8 @@ class ReleaseWarning(AttunestatsWarning):
 
 #: Every rule, with the heading the load report prints over its group.
 RULE_TITLES: dict[str, str] = {
-    # errors
+    # errors (unreadable files first: what else is reported often follows from them)
+    "unreadable": "unreadable files",
     "missing_field": "missing required fields",
     "wrong_type": "values of the wrong type",
     "out_of_range": "values out of range",
@@ -61,7 +62,6 @@ RULE_TITLES: dict[str, str] = {
     "duplicate_id": "duplicate ids",
     "id_mismatch": "id / file-name mismatches",
     "unknown_reference": "references to unknown conversations or turns",
-    "unreadable": "unreadable files",
     "other": "other errors",
     # warnings
     "missing_expected": "missing fields the scorer reads (read as null or empty)",

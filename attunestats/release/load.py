@@ -258,6 +258,9 @@ def _check_info(info: Any, problems: list[Problem]) -> dict[str, Any]:
     return info  # fmt: skip
 
 
+_LENIENT_GT_NAME = re.compile(r"(?i)^\.?conversation_(.+?)\.json\W*$")
+
+
 def _missing_runs(run_keys: list[tuple[str, str, str]], conversations: list[str]) -> list[Finding]:
     """A warning per evaluated model and mode without a run for some ground-truth conversations:
     it is scored on the conversations it has (a file skipped by the reader, or never written).
@@ -358,6 +361,9 @@ def _build(
     # ground truth: check each document and its id, then load it
     n_problems = len(problems)
     by_id: dict[str, str] = {}
+    # ground-truth files the reader skipped (odd names, links, FIFOs), by the id in their name
+    skipped_gt = {m.group(1): f.file for f in findings if f.rule == "skipped_file"
+                  and (m := _LENIENT_GT_NAME.match(f.file.rsplit("/", 1)[-1]))}  # fmt: skip
     excluded: set[str] = set()
     have: set[str | None] = set()
     n_docs = 0
@@ -440,7 +446,11 @@ def _build(
                     if isinstance(doc.get("conversationId"), str)
                     else "$.source_file"
                 )
-                ld.problem(where, "prediction for a conversation the ground truth lacks", cid)
+                skipped = skipped_gt.get(cid)
+                hint = f" ({skipped} was skipped: see the warnings)" if skipped else ""
+                ld.problem(
+                    where, f"prediction for a conversation the ground truth lacks{hint}", cid
+                )
             continue
         spec = _predictor_spec(info, predictor)
         default_mode = spec.get("mode") if isinstance(spec.get("mode"), str) else "default"

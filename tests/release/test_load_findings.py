@@ -190,3 +190,18 @@ def test_a_model_without_a_run_for_a_conversation_is_warned_a_human_rater_is_not
     rel = _load(_write(tmp_path, convs, runs, info))
     [(file, path, message)] = _warned(rel, "run_missing")
     assert file == "runs/m" and "no run for 1 of 2" in message and "(2)" in message
+
+
+def test_a_run_for_a_skipped_ground_truth_file_names_the_skipped_file(tmp_path):
+    root = _write(tmp_path, {"conversation_1.json": _conv(), "conversation_2.json": _conv("2")},
+                  {"m": {"conversation_1.json": _run(), "conversation_2.json": _run("2")}})  # fmt: skip
+    (root / "conversations" / "conversation_2.json").rename(
+        root / "conversations" / "conversation_2.JSON"
+    )
+    with pytest.raises(ReleaseError) as info:
+        load_release(root)
+    text = str(info.value)
+    assert (
+        "runs/m/conversation_2.json: $.conversationId: prediction for a conversation the "
+        "ground truth lacks (conversations/conversation_2.JSON was skipped" in text
+    )
