@@ -117,15 +117,31 @@ def _event_warnings(
     return out
 
 
+def _nested(a: str, b: str) -> bool:
+    """Whether JSON path ``a`` is ``b``, or one is a parent of the other."""
+    short, long = sorted((a, b), key=len)
+    return long == short or (long.startswith(short) and long[len(short)] in ".[")
+
+
 def merge(problems: list[Problem], findings: list[Finding], ld: Any,
           pre_events: list[tuple[str, str, str, str, str]]) -> tuple[list[Finding], list[Finding]]:  # fmt: skip
     """(errors, warnings): the loader's problems and the findings, one message per field."""
     errors = [Finding.of(p) for p in problems]
     named = {(f.file, f.path) for f in errors}
+    said: dict[tuple[str, str], list[str]] = {}  # (file, message) -> paths
+    for e in errors:
+        said.setdefault((e.file, e.message), []).append(e.path)
     for f in findings:
-        if f.severity == "error" and (f.file, f.path) not in named:
-            errors.append(f)
-            named.add((f.file, f.path))
+        if f.severity != "error" or (f.file, f.path) in named:
+            continue
+        # the same message at this path's parent or child (the loader at $.conversationId,
+        # the schema at $): once is enough
+        paths = said.setdefault((f.file, f.message), [])
+        if any(_nested(p, f.path) for p in paths):
+            continue
+        errors.append(f)
+        named.add((f.file, f.path))
+        paths.append(f.path)
     warnings = [f for f in findings if f.severity == "warning"]
     warnings += _event_warnings(ld.ev, pre_events)
     return errors, warnings

@@ -205,3 +205,24 @@ def test_a_run_for_a_skipped_ground_truth_file_names_the_skipped_file(tmp_path):
         "runs/m/conversation_2.json: $.conversationId: prediction for a conversation the "
         "ground truth lacks (conversations/conversation_2.JSON was skipped" in text
     )
+
+
+def test_one_message_per_defect_but_every_field_named(tmp_path):
+    # the loader and the schema both see a run without conversationId (at $.conversationId and
+    # at $): reported once; the same message about two different fields: both kept
+    doc = _run(turns=[{"turnNumber": 1, "em_draft_judge_scores": {"overall_score": "high"}},
+                      {"turnNumber": 2, "em_draft_judge_scores": {"overall_score": "low"}}])  # fmt: skip
+    del doc["conversationId"]
+    convs = {"conversation_1.json": _conv(turns=[_turn(1), _turn(2)])}
+    with pytest.raises(ReleaseError) as info:
+        load_release(_write(tmp_path, convs, {"m": {"conversation_1.json": doc}}))
+    text = str(info.value)
+    assert text.count("missing required field conversationId") == 1
+    doc["conversationId"] = "1"
+    with pytest.raises(ReleaseError) as info:
+        load_release(_write(tmp_path / "b", convs, {"m": {"conversation_1.json": doc}}))
+    lines = [p for p in info.value.problems if "judge score must be a number" in p.message]
+    assert sorted(p.path for p in lines) == [
+        "$.turns[0].em_draft_judge_scores.overall_score",
+        "$.turns[1].em_draft_judge_scores.overall_score",
+    ]
