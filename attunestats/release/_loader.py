@@ -287,7 +287,11 @@ class _Loader:
             self.problem((path, "turnNumber"), _missing(turn, "turnNumber"))
             return None
         n = turn["turnNumber"]
-        if not _is_int(n) or not 0 <= n <= _MAX_INDEX:
+        if not _is_int(n):
+            self.problem((path, "turnNumber"),
+                         f"turnNumber must be an integer, not {_type_name(n)}", n)  # fmt: skip
+            return None
+        if not 0 <= n <= _MAX_INDEX:
             self.problem((path, "turnNumber"), "turnNumber must be a non-negative integer", n)
             return None
         return n

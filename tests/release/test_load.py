@@ -284,7 +284,7 @@ def test_summary_counts(release_small):
     assert summary["turns"] == 5
     assert summary["unknown ground-truth emotion labels"] == 1
     assert summary["predictor kinds"] == "human: 1, model: 1"
-    assert summary["load report events"] == 86  # sum of the counts above
+    assert summary["load report events"] == 87  # sum of the counts above
     assert summary["simulated"] is False
 
 
@@ -803,7 +803,7 @@ def test_run_without_link_to_ground_truth(tmp_path):
     ("doc", "where"),
     [(conversation(turns={"1": turn()}), r"\$\.turns: must be an array or null, not object \(got \{"),
      (conversation(turns=[turn(userMessage=42)]), r"\$\.turns\[0\]\.userMessage: must be a string or null, not number \(got 42\)"),
-     (conversation(turns=[turn(n="1")]), r"\$\.turns\[0\]\.turnNumber: turnNumber must be a non-negative integer \(got '1'\)"),
+     (conversation(turns=[turn(n="1")]), r"\$\.turns\[0\]\.turnNumber: turnNumber must be an integer, not string \(got '1'\)"),
      (conversation(turns=[turn(tags=[{"emotion": "afraid", "intensity": "very"}])]),
       r"\$\.turns\[0\]\.moodShiftTags\[0\]\.intensity: mood intensity must be a number \(got 'very'\)"),
      (conversation(prePanas={"items": {"Proud": "high"}}), r"\$\.prePanas\.items\.Proud: PANAS item must be a number \(got 'high'\)"),

@@ -136,7 +136,7 @@ CASES: list[tuple[str, Callable[[Path], None], str, str, str, str]] = [
      "error", RUN, "$.turns[0].em_emotion_tags[0].emotion", "missing required field emotion"),
     # wrong types: errors
     ("wrong type turnNumber", _edit(GT, lambda d: _turn(d).update(turnNumber="one")),
-     "error", GT, "$.turns[0].turnNumber", "turnNumber must be a non-negative integer"),
+     "error", GT, "$.turns[0].turnNumber", "turnNumber must be an integer, not string"),
     ("wrong type run turns", _edit(RUN, lambda d: d.update(turns={"a": 1})),
      "error", RUN, "$.turns", "must be an array"),
     ("wrong type intensity", _edit(GT, lambda d: _turn(d)["moodShiftTags"][0].update(intensity=[3])),
