@@ -114,8 +114,11 @@ def participant_family(inference: Any, weights: np.ndarray) -> ContrastFamily:
 
 def bootstrap_family(boot: Any, weights: np.ndarray) -> ContrastFamily:
     """Contrasts of a BootstrapResult: studentized symmetric bootstrap (conditional estimand)."""
-    est = boot.estimate @ weights
-    dist = boot.bootstrap_distribution @ weights
+    from attunestats.inference.participants import _nan_matmul
+
+    # only the statistics each contrast uses (a NaN elsewhere would make every contrast NaN)
+    est = _nan_matmul(np.asarray(boot.estimate, dtype=float)[None, :], weights)[0]
+    dist = _nan_matmul(boot.bootstrap_distribution, weights)
     with np.errstate(invalid="ignore", divide="ignore"):
         se = np.nanstd(dist, axis=0, ddof=1)
         studentized = (dist - est) / se

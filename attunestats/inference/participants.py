@@ -467,7 +467,9 @@ class ScoreInference(ResultMixin):
                 f"weights must have one row per statistic ({len(self.estimate)}); got {w.shape}"
             )
         level = self.confidence_level if confidence_level is None else float(confidence_level)
-        est = self.estimate @ w
+        # over the statistics each contrast uses: a NaN estimate elsewhere (a metric the
+        # release cannot score) must not turn every contrast into NaN (NaN * 0 = NaN)
+        est = _nan_matmul(self.estimate[None, :], w)[0]
         variance, df = self.contrast_variance(w)
         se, low, high, p = t_summary(est, variance, df, level, null=null)
         return {"estimate": est, "standard_error": se, "df": df, "ci_low": low,

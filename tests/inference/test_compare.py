@@ -335,3 +335,45 @@ def test_predictors_restrict_the_families_the_correction_and_the_ranks():
     assert "among the" not in str(full.summary())
     with pytest.raises(ValueError, match=r"predictors \['p9'\] are not in the inference"):
         compare_models(inf, correction="holm", predictors=["p0", "p9"])
+
+
+@pytest.mark.parametrize("estimand", ["participants", "conversations"])
+def test_a_metric_the_release_cannot_score_leaves_the_other_comparisons_intact(estimand):
+    # A metric with NaN estimates (e.g. PANAS metrics of a release without PANAS) must not turn
+    # the paired differences of other metrics into NaN (NaN * 0 = NaN in a plain matrix
+    # product): every number of the scoreable metric equals that of a comparison without it.
+    from attunestats.inference.participants import participant_inference
+
+    rng = np.random.default_rng(44)
+    n_part, m = 9, 10
+    pid = np.repeat(np.arange(n_part), m)
+    good = (
+        np.array([0.0, 0.3, 0.6])
+        + rng.normal(size=n_part)[pid, None]
+        + rng.normal(size=(len(pid), 3))
+    )
+    both = np.empty((len(pid), 6))
+    both[:, 0::2] = good  # metric "good": p0, p1, p2
+    both[:, 1::2] = np.nan  # metric "unscored": NaN for every predictor
+    both[:5, 3] = 1.0  # ... except a few values for p1 (its mean is 1.0)
+    labels = pd.DataFrame([(f"p{p}", "default", k) for p in range(3) for k in ("good", "unscored")],
+                          columns=["predictor", "mode", "metric"])  # fmt: skip
+    only = labels[labels["metric"] == "good"].reset_index(drop=True)
+    design = pd.DataFrame({"conversation_id": np.arange(len(pid)).astype(str),
+                           "participant_id": pid.astype(str)})  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if estimand == "participants":
+            full = participant_inference(mean_statistic(both, labels), design)
+            clean = participant_inference(mean_statistic(good, only), design)
+        else:
+            full = run_bootstrap(mean_statistic(both, labels), design, n_resamples=300, rng=5)
+            clean = run_bootstrap(mean_statistic(good, only), design, n_resamples=300, rng=5)
+        assert np.isnan(np.asarray(full.estimate)[[1, 5]]).all()
+        with_nan = compare_models(full, correction="holm", rng=1)
+        without = compare_models(clean, correction="holm", rng=1)
+    got = with_nan.pairs[with_nan.pairs["metric"] == "good"].reset_index(drop=True)
+    cols = ["difference", "ci_low", "ci_high", "standard_error", "pvalue", "pvalue_adjusted"]
+    assert np.isfinite(got[cols].to_numpy()).all()
+    pd.testing.assert_frame_equal(got[cols], without.pairs[cols])
+    assert with_nan.pairs.loc[with_nan.pairs["metric"] == "unscored", "difference"].isna().all()
