@@ -68,7 +68,8 @@ def _gt_checks(name: str, doc: dict[str, Any]) -> list[Finding]:
     from_name = _id_from_name(name)
     if isinstance(cid, str) and cid and from_name is not None and from_name != cid:
         out.append(Finding(name, "$.conversationId", f"conversationId {cid!r} does not match the "
-                           f"file name (conversation_{from_name}.json)", _short(cid), "id_mismatch"))  # fmt: skip
+                           f"id {from_name!r} of the file name (conversation_<id>.json)",
+                           _short(cid), "id_mismatch"))  # fmt: skip
     meta = doc.get("metadata")
     if isinstance(meta, dict):
         mid = meta.get("conversationId")
@@ -94,7 +95,8 @@ def _run_checks(name: str, doc: dict[str, Any]) -> list[Finding]:
     from_name = _id_from_name(name)
     if isinstance(cid, str) and cid and from_name is not None and from_name != cid:
         out.append(Finding(name, "$.conversationId", f"conversationId {cid!r} does not match the "
-                           f"file name (conversation_{from_name}.json)", _short(cid), "id_mismatch"))  # fmt: skip
+                           f"id {from_name!r} of the file name (conversation_<id>.json)",
+                           _short(cid), "id_mismatch"))  # fmt: skip
     return out
 
 

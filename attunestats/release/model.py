@@ -465,6 +465,11 @@ class LoadReport(ResultMixin):
     def __len__(self) -> int:
         return len(self.events)
 
+    def __repr__(self) -> str:
+        # the errors and warnings first: a report with warnings and no events is not "empty"
+        return (f"<LoadReport: {self.summary_line()}; {len(self.events)} normalisation events; "
+                "text() lists them>")  # fmt: skip
+
 
 #: Rules recorded in the load report, with what each means.
 REPORT_RULES: Mapping[str, str] = MappingProxyType(

@@ -163,9 +163,9 @@ CASES: list[tuple[str, Callable[[Path], None], str, str, str, str]] = [
      "error", RUN, "$.turns[2].turnNumber", "duplicate turn number"),
     # id / file-name mismatches: errors
     ("gt id mismatch", _edit(GT, lambda d: d.update(conversationId="6")),
-     "error", GT, "$.conversationId", "does not match the file name"),
+     "error", GT, "$.conversationId", "does not match the id '5' of the file name"),
     ("run id mismatch", _edit(RUN, lambda d: d.update(conversationId="6")),
-     "error", RUN, "$.conversationId", "does not match the file name"),
+     "error", RUN, "$.conversationId", "does not match the id"),
     ("run source_file mismatch", _edit(RUN, lambda d: d.update(source_file="conversation_6.json")),
      "error", RUN, "$.source_file", "source_file names conversation '6'"),
     # unknown references: errors
