@@ -159,6 +159,7 @@ class _Loader:
         #: the file whose participant profile is kept (the participant's first conversation)
         self.profile_file: dict[str, str] = {}
         self.gt: dict[str, _GroundTruth] = {}
+        self._comparisons: dict[int, frozenset[int]] = {}  # of the conversation being read
         # predictions: run-level rows, and per-run row blocks of the long tables
         self.runs = _Columns(
             [c for c in g["runs"] if c not in ("predictor", "mode", "conversation_id")]
@@ -467,7 +468,7 @@ class _Loader:
                 self.survey.add(cid, question, pos, value)
 
         turn_numbers = []
-        self._comparisons: dict[int, frozenset[int]] = {}
+        self._comparisons = {}
         if doc.get("turns") is None:
             self.problem("$.turns", _missing(doc, "turns"))
         raw_turns = self.array(doc.get("turns"), "$.turns")

@@ -18,8 +18,9 @@ conversation or turn the ground truth lacks), ``unreadable`` (not JSON, not UTF-
 Warnings: ``unknown_key`` (with the closest known key), ``unknown_emotion``,
 ``unknown_question``, ``unknown_option``, ``unknown_mode``, ``unknown_strategy``, ``clamped``,
 ``turn_count_mismatch``, ``turn_not_in_run``, ``skipped_file``, ``encoding``,
-``participant_anonymous``, ``participant_conflict``, ``subset_id_missing``, ``info_default``, ``unknown_comparison``, ``run_missing``,
-``panas_items_missing``, ``panas_total_partial``, ``duplicate_emotion``, ``ignored_entry``.
+``participant_anonymous``, ``participant_conflict``, ``subset_id_missing``, ``run_missing``,
+``unknown_comparison``, ``info_default``, ``panas_items_missing``, ``panas_total_partial``,
+``duplicate_emotion``, ``ignored_entry``.
 """
 
 from __future__ import annotations
