@@ -8,7 +8,7 @@ export PYTENSOR_FLAGS ?= base_compiledir=$(HOME)/.cache/attunestats/pytensor
 export PYTEST_DISABLE_PLUGIN_AUTOLOAD ?= 1
 PYTEST := $(PY) -m pytest -p _hypothesis_pytestplugin -p xdist.plugin
 
-.PHONY: setup reproduce notebooks test test-slow study-inference lint bench clean docs r-crosscheck
+.PHONY: setup reproduce notebooks test test-slow study-inference study-independent lint bench clean docs r-crosscheck
 
 $(VENV)/.installed: pyproject.toml
 	@python_bin="$$(bash .ci/find-python)" && echo "using $$python_bin" && \
@@ -89,6 +89,11 @@ test-slow: setup
 
 study-inference: setup  # the participant coverage grid (hours on 2 cores; resumable: rerun to continue)
 	$(VENV)/bin/python benchmarks/study_participant_coverage.py --replicates 300 --out studies/participant_coverage
+
+study-independent: setup  # the same question on releases of a generator outside the package (about 35 min; resumable)
+	@for c in icc0 icc01 icc05 unb_icc0 unb_icc01 unb_icc05; do \
+		$(PY) benchmarks/independent_generator/study.py $$c 200 10000 || exit 1; done
+	$(PY) benchmarks/independent_generator/analyze.py > benchmarks/independent_generator/results/analysis_out.txt
 
 lint: setup
 	$(VENV)/bin/ruff check attunestats tests benchmarks notebooks
