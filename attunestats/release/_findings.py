@@ -41,8 +41,8 @@ _EVENT_WARNINGS = {
         "duplicate_emotion", "emotion {orig} is tagged more than once in this turn (each tag is "
         "scored as written)"),
     "unknown_comparison": (
-        "unknown_comparison", "comparison {orig}: this turn of the ground truth has no such "
-        "pairwise comparison; not scored"),
+        "unknown_comparison", "comparison {orig}: the ground truth ({gt_file}) {compared}; not "
+        "scored"),
     "duplicate_question": (
         "duplicate_question", "questionId {orig} repeats in this turn; the last one is kept (as "
         "the official dict does)"),
@@ -111,6 +111,11 @@ def _event_warnings(
         extra = {}
         if rule == "participant_conflict" and isinstance(result, tuple) and len(result) == 3:
             extra = {"kept": _short(result[:2]), "kept_file": result[2]}
+        elif rule == "unknown_comparison":
+            gt_file, n = result if isinstance(result, tuple) else ("?", 0)
+            extra = {"gt_file": gt_file, "compared": (
+                f"has comparisons 0-{n - 1} only in this turn" if n else "has no pairwise "
+                "comparisons in this turn (pairwiseComparisons is empty, null or missing)")}  # fmt: skip
         plain = isinstance(original, str) and rule in _PLAIN_ORIGINAL
         shown = original if plain else _short(original)
         value = "" if original is None or rule in _NO_VALUE else shown

@@ -127,6 +127,7 @@ class _GroundTruth:
     pre: nz.PanasBlock
     #: turn -> positions of its pairwise comparisons (the keys runs' selections refer to)
     comparisons: dict[int, frozenset[int]] = dc_field(default_factory=dict)
+    file: str = ""  # the ground-truth file (named by warnings about runs)
 
 
 class _Columns:
@@ -475,7 +476,7 @@ class _Loader:
         for n, tpath, turn in self.sorted_turns(raw_turns, "$.turns"):
             turn_numbers.append(n)
             self.gt_turn(cid, n, tpath, turn)
-        self.gt[cid] = _GroundTruth(frozenset(turn_numbers), pre, self._comparisons)
+        self.gt[cid] = _GroundTruth(frozenset(turn_numbers), pre, self._comparisons, file)
         self.conversations.add(
             cid, file, pid, group, topic, subtopic, om, provider, len(turn_numbers),
             _nan(pre.positive), _nan(pre.negative), _nan(post.positive), _nan(post.negative),
@@ -640,7 +641,7 @@ class _Loader:
                 )
                 continue
             present.add(n)
-            self.run_turn(run_idx, n, tpath, turn, gt.comparisons.get(n, frozenset()))
+            self.run_turn(run_idx, n, tpath, turn, gt.comparisons.get(n, frozenset()), gt.file)
             for name in _IGNORED_TURN_FIELDS:
                 if turn.get(name):
                     ignored[name] = ignored.get(name, 0) + 1
@@ -685,7 +686,13 @@ class _Loader:
         )  # fmt: skip
 
     def run_turn(
-        self, run_idx: int, n: int, path: JPath, turn: dict[str, Any], compared: frozenset[int]
+        self,
+        run_idx: int,
+        n: int,
+        path: JPath,
+        turn: dict[str, Any],
+        compared: frozenset[int],
+        gt_file: str,
     ) -> None:
         # emotion tags (unknown labels dropped, positions kept)
         tags_path = (path, "em_emotion_tags")
@@ -746,11 +753,11 @@ class _Loader:
                 if b is not None:
                     b = self.label(b, ((apath, key), "B"))
             if int(key) not in compared:
-                self.event(kpath, "unknown_comparison", key, None)
+                self.event(kpath, "unknown_comparison", key, (gt_file, len(compared)))
             rows.append((int(key), selection, a, b))
         for key in assignment:
             if key not in selections and not (key.isdigit() and int(key) in compared):
-                self.event((apath, key), "unknown_comparison", key, None)
+                self.event((apath, key), "unknown_comparison", key, (gt_file, len(compared)))
         rows.sort(key=lambda r: r[0])
         for i, selection, a, b in rows:
             self.pw_run.append(run_idx)

@@ -177,7 +177,9 @@ def test_selections_for_comparisons_the_turn_lacks_are_warned(tmp_path):
                                      "7": {"A": "original", "B": "human"}}}]  # fmt: skip
     rel = _load(_write(tmp_path, {"conversation_1.json": _conv(turns=turns)},
                        {"m": {"conversation_1.json": _run(turns=pred)}}))  # fmt: skip
-    assert sorted(p for _, p, _ in _warned(rel, "unknown_comparison")) == [
+    found = _warned(rel, "unknown_comparison")
+    assert all(f"the ground truth ({GT1}) has comparisons 0-0 only" in m for _, _, m in found)
+    assert sorted(p for _, p, _ in found) == [
         '$.turns[0].em_pairwise_selections["9"]', '$.turns[0].pairwise_assignment["7"]']  # fmt: skip
 
 
@@ -226,3 +228,13 @@ def test_one_message_per_defect_but_every_field_named(tmp_path):
         "$.turns[0].em_draft_judge_scores.overall_score",
         "$.turns[1].em_draft_judge_scores.overall_score",
     ]
+
+
+def test_selections_for_a_turn_without_comparisons_name_the_ground_truth_field(tmp_path):
+    pred = [{"turnNumber": 1, "em_pairwise_selections": {"0": "A"}}]
+    rel = _load(_write(tmp_path, {"conversation_1.json": _conv(turns=[_turn()])},
+                       {"m": {"conversation_1.json": _run(turns=pred)}}))  # fmt: skip
+    [(file, path, message)] = _warned(rel, "unknown_comparison")
+    assert (file, path) == (RUN1, '$.turns[0].em_pairwise_selections["0"]')
+    assert f"the ground truth ({GT1}) has no pairwise comparisons in this turn" in message
+    assert "pairwiseComparisons" in message
