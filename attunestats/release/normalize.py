@@ -421,26 +421,26 @@ def _find_item(source: Mapping[str, Any], lower: dict[str, str], item: str) -> s
 def parse_panas(block: Any) -> PanasBlock:
     """Parse a PANAS block: items, totals, ``responses`` nesting and derived totals (spec 1.4, 4).
 
-        Each of the 20 items is read from the block's top-level keys, else from ``items``, else from
-        ``responses`` (rule ``panas_items_nested``); keys match exactly or case-insensitively. Items
-        are rounded, not clamped; ``null`` items count as not rated (rule ``panas_item_null``). A total
-        (``totalPositiveAffect``/``totalNegativeAffect``, at the top level or under ``responses``) is
-        rounded and clamped to 10..70; a missing or null total is the sum of the available items of
-        its valence (rule ``panas_total_derived``), then clamped, as the reference code does. A block
+    Each of the 20 items is read from the block's top-level keys, else from ``items``, else from
+    ``responses`` (rule ``panas_items_nested``); keys match exactly or case-insensitively. Items
+    are rounded, not clamped; ``null`` items count as not rated (rule ``panas_item_null``). A total
+    (``totalPositiveAffect``/``totalNegativeAffect``, at the top level or under ``responses``) is
+    rounded and clamped to 10..70; a missing or null total is the sum of the available items of
+    its valence (rule ``panas_total_derived``), then clamped, as the reference code does. A block
     that gives some items but not all 20 records ``panas_items_missing`` (with the missing items),
     and a total derived from fewer than the 10 items of its valence ``panas_total_partial``: both
     are warnings of the load report, since they change the scores silently otherwise.
 
-        Parameters
-        ----------
-        block : object or None
-            The raw JSON value. ``None`` gives an empty block.
+    Parameters
+    ----------
+    block : object or None
+        The raw JSON value. ``None`` gives an empty block.
 
-        Raises
-        ------
-        NormalizationError
-            If the block is not an object or null, or ``items``/``responses`` is not an object or
-            null, or any item or total is non-numeric; ``details`` lists every such problem.
+    Raises
+    ------
+    NormalizationError
+        If the block is not an object or null, or ``items``/``responses`` is not an object or
+        null, or any item or total is non-numeric; ``details`` lists every such problem.
     """
     out = PanasBlock()
     if block is None:

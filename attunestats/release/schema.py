@@ -279,7 +279,6 @@ PanasStrategy = _known("warn_unknown_strategy", "not one of the PANAS strategies
                        + ", ".join(PANAS_STRATEGIES) + ")", cs.literal_schema(list(PANAS_STRATEGIES)))  # fmt: skip
 _BINARY_ID = _ce(cs.literal_schema(list(BINARY_QUESTION_IDS)), "warn_unknown_question",
                  "not one of the 36 binary question ids of spec 1.5 (scored as written)")  # fmt: skip
-_KNOWN_BINARY_IDS = frozenset(BINARY_QUESTION_IDS)
 
 
 def _binary_question_id(value: Any) -> Any:
