@@ -25,6 +25,8 @@ from pydantic_core import from_json
 from attunestats.release.check import Finding, json_path
 
 _CONV_FILE = re.compile(r"^conversation_(.+)\.json$")
+#: a ground-truth file name the reader skips but a user meant (hidden, upper case, backup)
+_SKIPPED_CONV_FILE = re.compile(r"(?i)^\.?conversation_(.+?)\.json\W*$")
 _BACKUP = re.compile(r"(~|\.(bak|orig|swp|swo|tmp|old|backup))$", re.IGNORECASE)
 #: Entries of the release root that are part of the layout or known companions.
 ROOT_ENTRIES = ("release.json", "conversations", "runs", "Test Samples", "truth.json")
@@ -38,6 +40,13 @@ class Entry:
     path: Path
     kind: str  # "info" | "gt" | "run"
     predictor: str = ""
+
+
+def conversation_id_of_skipped(rel: str) -> str | None:
+    """The conversation id a skipped file's name stands for (``conversation_5.JSON`` -> ``5``),
+    so that an error about a run of that conversation can name the skipped file; else None."""
+    m = _SKIPPED_CONV_FILE.match(rel.rsplit("/", 1)[-1])
+    return m.group(1) if m else None
 
 
 def _warn(rel: str, message: str, rule: str = "skipped_file") -> Finding:

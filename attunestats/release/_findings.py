@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any, NoReturn
 
 from attunestats.errors import Problem, ReleaseError
-from attunestats.release._loader import _id_from_name, _resolve, _short
+from attunestats.release._loader import _id_from_name, _key, _resolve, _short
 from attunestats.release._tables import _report
 from attunestats.release.check import Finding
 
@@ -97,6 +97,51 @@ def _run_checks(name: str, doc: dict[str, Any]) -> list[Finding]:
         out.append(Finding(name, "$.conversationId", f"conversationId {cid!r} does not match the "
                            f"id {from_name!r} of the file name (conversation_<id>.json)",
                            _short(cid), "id_mismatch"))  # fmt: skip
+    return out
+
+
+def missing_runs(run_keys: list[tuple[str, str, str]], conversations: list[str]) -> list[Finding]:
+    """A warning per evaluated model and mode without a run for some ground-truth conversations:
+    it is scored on the conversations it has (a file skipped by the reader, or never written).
+    Human raters are left out: they rate a share of the conversations by design."""
+    have: dict[tuple[str, str], set[str]] = {}
+    for predictor, mode, cid in run_keys:
+        have.setdefault((predictor, mode), set()).add(cid)
+    out = []
+    for (predictor, mode), cids in sorted(have.items()):
+        lacking = [c for c in conversations if c not in cids]
+        if lacking:
+            shown = ", ".join(lacking[:10]) + (", ..." if len(lacking) > 10 else "")
+            out.append(Finding(f"runs/{predictor}", "", f"mode {mode!r}: no run for {len(lacking)} "
+                               f"of {len(conversations)} ground-truth conversations ({shown}); "
+                               "this predictor is scored on the conversations it has", "",
+                               "run_missing", "warning"))  # fmt: skip
+    return out
+
+
+def info_defaults(info: Mapping[str, Any], predictors: list[str]) -> list[Finding]:
+    """Warnings for what a present ``release.json`` leaves to a default that changes results:
+    no ``simulated`` flag (the results are not labelled SIMULATED) and predictors without a
+    ``kind`` (evaluated models, never human raters)."""
+    out = []
+    if not isinstance(info.get("simulated"), bool):
+        out.append(Finding("release.json", "$.simulated", "missing: the release is read as real "
+                           "data (results are not labelled SIMULATED); set true or false", "",
+                           "info_default", "warning"))  # fmt: skip
+    listed = info.get("predictors")
+    if not isinstance(listed, Mapping):
+        if predictors:
+            out.append(Finding("release.json", "$.predictors", "missing: every folder under "
+                               f"runs/ ({len(predictors)}) is read as an evaluated model, none "
+                               "as a human rater", "", "info_default", "warning"))  # fmt: skip
+        return out
+    for name in predictors:
+        spec = listed.get(name)
+        if not isinstance(spec, Mapping) or "kind" not in spec:
+            where = "not listed" if name not in listed else "no kind"
+            out.append(Finding("release.json", _key("$.predictors", name), f"{where}: runs/{name} "
+                               "is read as an evaluated model (kind 'model')", "",
+                               "info_default", "warning"))  # fmt: skip
     return out
 
 

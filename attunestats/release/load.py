@@ -92,13 +92,15 @@ from attunestats.constants import SUBSETS
 from attunestats.errors import Problem, ReleaseError
 from attunestats.errors import warn as emit_warning
 from attunestats.release._diagnosis import DIAGNOSIS_KEYWORDS, DIAGNOSIS_WORDS, diagnosis_group
-from attunestats.release._files import parse, scan
+from attunestats.release._files import conversation_id_of_skipped, parse, scan
 from attunestats.release._findings import (
     _gt_checks,
     _run_checks,
     _run_kind,
     counts,
+    info_defaults,
     merge,
+    missing_runs,
     raise_release_error,
 )
 from attunestats.release._loader import (
@@ -258,54 +260,6 @@ def _check_info(info: Any, problems: list[Problem]) -> dict[str, Any]:
     return info  # fmt: skip
 
 
-_LENIENT_GT_NAME = re.compile(r"(?i)^\.?conversation_(.+?)\.json\W*$")
-
-
-def _missing_runs(run_keys: list[tuple[str, str, str]], conversations: list[str]) -> list[Finding]:
-    """A warning per evaluated model and mode without a run for some ground-truth conversations:
-    it is scored on the conversations it has (a file skipped by the reader, or never written).
-    Human raters are left out: they rate a share of the conversations by design."""
-    have: dict[tuple[str, str], set[str]] = {}
-    for predictor, mode, cid in run_keys:
-        have.setdefault((predictor, mode), set()).add(cid)
-    out = []
-    for (predictor, mode), cids in sorted(have.items()):
-        lacking = [c for c in conversations if c not in cids]
-        if lacking:
-            shown = ", ".join(lacking[:10]) + (", ..." if len(lacking) > 10 else "")
-            out.append(Finding(f"runs/{predictor}", "", f"mode {mode!r}: no run for {len(lacking)} "
-                               f"of {len(conversations)} ground-truth conversations ({shown}); "
-                               "this predictor is scored on the conversations it has", "",
-                               "run_missing", "warning"))  # fmt: skip
-    return out
-
-
-def _info_defaults(info: Mapping[str, Any], predictors: list[str]) -> list[Finding]:
-    """Warnings for what a present ``release.json`` leaves to a default that changes results:
-    no ``simulated`` flag (the results are not labelled SIMULATED) and predictors without a
-    ``kind`` (evaluated models, never human raters)."""
-    out = []
-    if not isinstance(info.get("simulated"), bool):
-        out.append(Finding("release.json", "$.simulated", "missing: the release is read as real "
-                           "data (results are not labelled SIMULATED); set true or false", "",
-                           "info_default", "warning"))  # fmt: skip
-    listed = info.get("predictors")
-    if not isinstance(listed, Mapping):
-        if predictors:
-            out.append(Finding("release.json", "$.predictors", "missing: every folder under "
-                               f"runs/ ({len(predictors)}) is read as an evaluated model, none "
-                               "as a human rater", "", "info_default", "warning"))  # fmt: skip
-        return out
-    for name in predictors:
-        spec = listed.get(name)
-        if not isinstance(spec, Mapping) or "kind" not in spec:
-            where = "not listed" if name not in listed else "no kind"
-            out.append(Finding("release.json", _key("$.predictors", name), f"{where}: runs/{name} "
-                               "is read as an evaluated model (kind 'model')", "",
-                               "info_default", "warning"))  # fmt: skip
-    return out
-
-
 def _predictor_spec(info: Mapping[str, Any], name: str) -> dict[str, Any]:
     preds = info.get("predictors")
     spec = preds.get(name) if isinstance(preds, dict) else None
@@ -362,8 +316,8 @@ def _build(
     n_problems = len(problems)
     by_id: dict[str, str] = {}
     # ground-truth files the reader skipped (odd names, links, FIFOs), by the id in their name
-    skipped_gt = {m.group(1): f.file for f in findings if f.rule == "skipped_file"
-                  and (m := _LENIENT_GT_NAME.match(f.file.rsplit("/", 1)[-1]))}  # fmt: skip
+    skipped_gt = {cid: f.file for f in findings if f.rule == "skipped_file"
+                  and (cid := conversation_id_of_skipped(f.file)) is not None}  # fmt: skip
     excluded: set[str] = set()
     have: set[str | None] = set()
     n_docs = 0
@@ -466,8 +420,6 @@ def _build(
     doc = None
     release_free_memory()
     ld.sort_runs()
-    humans = {p for p, _, _ in ld.run_keys if _predictor_spec(info, p).get("kind") == "human"}
-    findings += _missing_runs([k for k in ld.run_keys if k[0] not in humans], list(ld.gt))
     predictor_rows = []
     for predictor in sorted(n_loaded):
         spec = _predictor_spec(info, predictor)
@@ -478,8 +430,10 @@ def _build(
         if not n_files[predictor] and predictor not in unreadable.predictors:
             problems.append(Problem(f"runs/{predictor}", "", "predictor has no run files"))
         predictor_rows.append((predictor, kind, display, n_loaded[predictor]))
+    humans = {p for p, kind, _, _ in predictor_rows if kind == "human"}
+    findings += missing_runs([k for k in ld.run_keys if k[0] not in humans], list(ld.gt))
     if has_info:
-        findings += _info_defaults(info, sorted(n_loaded))
+        findings += info_defaults(info, sorted(n_loaded))
     for name in listed_predictors:
         if name not in n_loaded:
             problems.append(Problem("release.json", _key("$.predictors", name), "predictor listed in release.json has no run files", _short(name)))  # fmt: skip
