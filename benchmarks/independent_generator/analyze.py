@@ -140,21 +140,25 @@ def main():
     def f(v, s):
         return f"{v:.3f}±{s:.3f}"
 
+    def col(name):
+        """A column of ``res`` with its Monte Carlo SE (``<name>_se``), as "value±se"."""
+        return [f(a, b) for a, b in zip(res[name], res[f"{name}_se"])]
+
     print("\n== Population (default: participant jackknife) ==")
     tab = pd.DataFrame(
         {
             "cell": res.cell,
             "metric": res.metric,
             "R": res.R,
-            "cov A": [f(a, b) for a, b in zip(res.cov_A, res.cov_A_se)],
-            "cov B": [f(a, b) for a, b in zip(res.cov_B, res.cov_B_se)],
-            "cov C": [f(a, b) for a, b in zip(res.cov_C, res.cov_C_se)],
-            "cov C-A": [f(a, b) for a, b in zip(res.cov_CA, res.cov_CA_se)],
-            "size A-B": [f(a, b) for a, b in zip(res.size_AB, res.size_AB_se)],
-            "SEr A": [f(a, b) for a, b in zip(res.ser_A, res.ser_A_se)],
-            "SEr C": [f(a, b) for a, b in zip(res.ser_C, res.ser_C_se)],
-            "SEr C-A": [f(a, b) for a, b in zip(res.ser_CA, res.ser_CA_se)],
-            "SEr A-B": [f(a, b) for a, b in zip(res.ser_AB, res.ser_AB_se)],
+            "cov A": col("cov_A"),
+            "cov B": col("cov_B"),
+            "cov C": col("cov_C"),
+            "cov C-A": col("cov_CA"),
+            "size A-B": col("size_AB"),
+            "SEr A": col("ser_A"),
+            "SEr C": col("ser_C"),
+            "SEr C-A": col("ser_CA"),
+            "SEr A-B": col("ser_AB"),
             "df": res.mean_df_CA.round(2),
             "flags": [
                 " ".join(
@@ -178,15 +182,15 @@ def main():
         {
             "cell": res.cell,
             "metric": res.metric,
-            "cov A (pop)": [f(a, b) for a, b in zip(res.bcov_A, res.bcov_A_se)],
-            "cov C (pop)": [f(a, b) for a, b in zip(res.bcov_C, res.bcov_C_se)],
-            "cov C-A (pop)": [f(a, b) for a, b in zip(res.bcov_CA, res.bcov_CA_se)],
-            "size A-B (pop null)": [f(a, b) for a, b in zip(res.bsize_AB, res.bsize_AB_se)],
-            "SEr A": [f(a, b) for a, b in zip(res.bser_A, res.bser_A_se)],
-            "SEr C-A": [f(a, b) for a, b in zip(res.bser_CA, res.bser_CA_se)],
-            "cov A (cond)": [f(a, b) for a, b in zip(res.bcovcond_A, res.bcovcond_A_se)],
-            "cov C-A (cond)": [f(a, b) for a, b in zip(res.bcovcond_CA, res.bcovcond_CA_se)],
-            "cov A-B (cond)": [f(a, b) for a, b in zip(res.bcovcond_AB, res.bcovcond_AB_se)],
+            "cov A (pop)": col("bcov_A"),
+            "cov C (pop)": col("bcov_C"),
+            "cov C-A (pop)": col("bcov_CA"),
+            "size A-B (pop null)": col("bsize_AB"),
+            "SEr A": col("bser_A"),
+            "SEr C-A": col("bser_CA"),
+            "cov A (cond)": col("bcovcond_A"),
+            "cov C-A (cond)": col("bcovcond_CA"),
+            "cov A-B (cond)": col("bcovcond_AB"),
         }
     )
     print(tab2.to_string(index=False))

@@ -7,11 +7,11 @@ Releases are hand-written dict literals (not the simulator), one defect each.
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 
 import pytest
+from test_load import write_release  # the hand-written release writer of the load tests
 
 from attunestats.constants import PANAS_ITEMS, PANAS_NEGATIVE
 from attunestats.errors import ReleaseError
@@ -34,19 +34,6 @@ def _run(cid="1", turns=None, **extra):
             "turns": [{"turnNumber": 1}] if turns is None else turns, **extra}  # fmt: skip
 
 
-def _write(root: Path, convs: dict, runs: dict | None = None, info: dict | None = None) -> Path:
-    (root / "conversations").mkdir(parents=True)
-    for name, doc in convs.items():
-        (root / "conversations" / name).write_text(json.dumps(doc))
-    for predictor, files in (runs or {}).items():
-        (root / "runs" / predictor).mkdir(parents=True)
-        for name, doc in files.items():
-            (root / "runs" / predictor / name).write_text(json.dumps(doc))
-    if info is not None:
-        (root / "release.json").write_text(json.dumps(info))
-    return root
-
-
 def _load(root: Path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -63,7 +50,7 @@ RUN1 = "runs/m/conversation_1.json"
 
 def test_partial_panas_block_warns_and_the_total_sums_the_items_given(tmp_path):
     items = {item: 3 for item in PANAS_ITEMS if item != "Hostile"}
-    rel = _load(_write(tmp_path, {"conversation_1.json": _conv(postPanas={"items": items})}))
+    rel = _load(write_release(tmp_path, {"conversation_1.json": _conv(postPanas={"items": items})}))
     assert _warned(rel, "panas_items_missing") == [
         (GT1, "$.postPanas", "PANAS block without item(s) Hostile: they count as not rated "
          "(the item-level scores leave them out)")]  # fmt: skip
@@ -76,7 +63,7 @@ def test_partial_panas_block_warns_and_the_total_sums_the_items_given(tmp_path):
     # a complete block and a totals-only block say nothing
     full = {item: 3 for item in PANAS_ITEMS}
     totals = {"totalPositiveAffect": 30, "totalNegativeAffect": 20}
-    quiet = _load(_write(tmp_path / "b", {"conversation_1.json": _conv(postPanas=full),
+    quiet = _load(write_release(tmp_path / "b", {"conversation_1.json": _conv(postPanas=full),
                                           "conversation_2.json": _conv("2", prePanas=totals)}))  # fmt: skip
     assert not _warned(quiet, "panas_items_missing") and not _warned(quiet, "panas_total_partial")
 
@@ -84,7 +71,7 @@ def test_partial_panas_block_warns_and_the_total_sums_the_items_given(tmp_path):
 def test_partial_predicted_panas_warns_in_the_run_file(tmp_path):
     items = {item: 4 for item in PANAS_ITEMS[:19]}
     post = {"panas_strategy": "blind", "predicted_post_panas": {"items": items}}
-    rel = _load(_write(tmp_path, {"conversation_1.json": _conv()},
+    rel = _load(write_release(tmp_path, {"conversation_1.json": _conv()},
                        {"m": {"conversation_1.json": _run(post_conversation=post)}}))  # fmt: skip
     [(file, path, message)] = _warned(rel, "panas_items_missing")
     assert (file, path) == (RUN1, "$.post_conversation.predicted_post_panas")
@@ -95,7 +82,7 @@ def test_unknown_ground_truth_question_ids_warn_with_a_suggestion(tmp_path):
     judgements = [{"questionId": "b1", "observedBehavior": "yes"},
                   {"questionId": "B1", "observedBehavior": "no"}]  # fmt: skip
     turns = [_turn(judgements=judgements, selected=["PW99"])]
-    rel = _load(_write(tmp_path, {"conversation_1.json": _conv(turns=turns)}))
+    rel = _load(write_release(tmp_path, {"conversation_1.json": _conv(turns=turns)}))
     found = {path: message for _, path, message in _warned(rel, "unknown_question")}
     path = "$.turns[0].annotations.binaryJudgements[0].questionId"
     assert "did you mean 'B1'?" in found[path]
@@ -107,7 +94,7 @@ def test_an_emotion_tagged_twice_in_a_turn_warns(tmp_path):
     tag = {"emotion": "Upset", "intensity": 4}
     turns = [_turn(tags=[tag, {"emotion": "upset ", "intensity": 5}])]
     pred = [{"turnNumber": 1, "em_emotion_tags": [tag, {"emotion": "Nervous"}, tag]}]
-    rel = _load(_write(tmp_path, {"conversation_1.json": _conv(turns=turns)},
+    rel = _load(write_release(tmp_path, {"conversation_1.json": _conv(turns=turns)},
                        {"m": {"conversation_1.json": _run(turns=pred)}}))  # fmt: skip
     assert [(f, p) for f, p, _ in _warned(rel, "duplicate_emotion")] == [
         (GT1, "$.turns[0].moodShiftTags[1].emotion"), (RUN1, "$.turns[0].em_emotion_tags[2].emotion")
@@ -118,14 +105,14 @@ def test_judge_scores_written_as_strings_are_read_as_numbers(tmp_path):
     # the format doc: "the numbers of this table may also be written as strings"
     pred = [{"turnNumber": 1, "em_draft_judge_scores": {"overall_score": "3", "helpfulness": 5.5,
                                                         "tone_match": " 6.0 "}}]  # fmt: skip
-    rel = _load(_write(tmp_path, {"conversation_1.json": _conv()},
+    rel = _load(write_release(tmp_path, {"conversation_1.json": _conv()},
                        {"m": {"conversation_1.json": _run(turns=pred)}}))  # fmt: skip
     row = rel.pred_turns.iloc[0]
     assert (row["judge_overall_score"], row["judge_helpfulness"], row["judge_tone_match"]) == (
         3.0, 5.5, 6.0)  # fmt: skip
     bad = [{"turnNumber": 1, "em_draft_judge_scores": {"overall_score": "high"}}]
     with pytest.raises(ReleaseError, match=r"overall_score: judge score must be a number"):
-        load_release(_write(tmp_path / "b", {"conversation_1.json": _conv()},
+        load_release(write_release(tmp_path / "b", {"conversation_1.json": _conv()},
                             {"m": {"conversation_1.json": _run(turns=bad)}}))  # fmt: skip
 
 
@@ -133,7 +120,7 @@ def test_a_profile_conflict_names_the_file_whose_profile_is_kept(tmp_path):
     convs = {"conversation_1.json": _conv(participant_profile={"participant_id": "P", "traits": []}),
              "conversation_2.json": _conv("2", participant_profile={"participant_id": "P",
                                                                    "traits": ["ADHD"]})}  # fmt: skip
-    rel = _load(_write(tmp_path, convs))
+    rel = _load(write_release(tmp_path, convs))
     [(file, path, message)] = _warned(rel, "participant_conflict")
     assert file == "conversations/conversation_2.json" and path == "$.participant_profile"
     assert GT1 in message and "which are kept" in message
@@ -142,7 +129,7 @@ def test_a_profile_conflict_names_the_file_whose_profile_is_kept(tmp_path):
 def test_a_missing_conversation_id_says_it_comes_from_the_file_name(tmp_path):
     doc = _conv("7")
     del doc["conversationId"]
-    rel = _load(_write(tmp_path, {"conversation_7.json": doc}))
+    rel = _load(write_release(tmp_path, {"conversation_7.json": doc}))
     [(file, path, message)] = [w for w in _warned(rel, "missing_expected") if w[1].endswith("Id")]
     assert (file, path) == ("conversations/conversation_7.json", "$.conversationId")
     assert "taken from the file name" in message
@@ -153,20 +140,20 @@ def test_release_json_defaults_that_change_results_are_warned(tmp_path):
     runs = {"m": {"conversation_1.json": _run()}, "h": {"conversation_1.json": _run()}}
     convs = {"conversation_1.json": _conv()}
     info = {"format": "attunestats-release/1", "predictors": {"h": {"display_name": "H"}}}
-    rel = _load(_write(tmp_path, convs, runs, info))
+    rel = _load(write_release(tmp_path, convs, runs, info))
     found = {path: message for _, path, message in _warned(rel, "info_default")}
     assert "not labelled SIMULATED" in found["$.simulated"]
     assert "no kind" in found["$.predictors.h"] and "not listed" in found["$.predictors.m"]
     assert set(rel.predictors["kind"]) == {"model"}
     # complete: no warning
     info = {"simulated": False, "predictors": {"h": {"kind": "human"}, "m": {"kind": "model"}}}
-    assert not _warned(_load(_write(tmp_path / "b", convs, runs, info)), "info_default")
+    assert not _warned(_load(write_release(tmp_path / "b", convs, runs, info)), "info_default")
     # a simulator's truth file without release.json
-    root = _write(tmp_path / "c", convs, runs)
+    root = write_release(tmp_path / "c", convs, runs)
     (root / "truth.json").write_text("{}")
     assert [f for f, _, _ in _warned(_load(root), "info_default")] == ["truth.json"]
     # an official release (no release.json, no truth.json): nothing to warn about
-    assert not _warned(_load(_write(tmp_path / "d", convs, runs)), "info_default")
+    assert not _warned(_load(write_release(tmp_path / "d", convs, runs)), "info_default")
 
 
 def test_selections_for_comparisons_the_turn_lacks_are_warned(tmp_path):
@@ -175,7 +162,7 @@ def test_selections_for_comparisons_the_turn_lacks_are_warned(tmp_path):
     pred = [{"turnNumber": 1, "em_pairwise_selections": {"0": "A", "9": "B"},
              "pairwise_assignment": {"0": {"A": "original", "B": "human"},
                                      "7": {"A": "original", "B": "human"}}}]  # fmt: skip
-    rel = _load(_write(tmp_path, {"conversation_1.json": _conv(turns=turns)},
+    rel = _load(write_release(tmp_path, {"conversation_1.json": _conv(turns=turns)},
                        {"m": {"conversation_1.json": _run(turns=pred)}}))  # fmt: skip
     found = _warned(rel, "unknown_comparison")
     assert all(f"the ground truth ({GT1}) has comparisons 0-0 only" in m for _, _, m in found)
@@ -189,13 +176,13 @@ def test_a_model_without_a_run_for_a_conversation_is_warned_a_human_rater_is_not
             "full": {"conversation_1.json": _run(), "conversation_2.json": _run("2")}}  # fmt: skip
     info = {"simulated": False, "predictors": {"m": {"kind": "model"}, "h": {"kind": "human"},
                                                "full": {"kind": "model"}}}  # fmt: skip
-    rel = _load(_write(tmp_path, convs, runs, info))
+    rel = _load(write_release(tmp_path, convs, runs, info))
     [(file, path, message)] = _warned(rel, "run_missing")
     assert file == "runs/m" and "no run for 1 of 2" in message and "(2)" in message
 
 
 def test_a_run_for_a_skipped_ground_truth_file_names_the_skipped_file(tmp_path):
-    root = _write(tmp_path, {"conversation_1.json": _conv(), "conversation_2.json": _conv("2")},
+    root = write_release(tmp_path, {"conversation_1.json": _conv(), "conversation_2.json": _conv("2")},
                   {"m": {"conversation_1.json": _run(), "conversation_2.json": _run("2")}})  # fmt: skip
     (root / "conversations" / "conversation_2.json").rename(
         root / "conversations" / "conversation_2.JSON"
@@ -217,12 +204,12 @@ def test_one_message_per_defect_but_every_field_named(tmp_path):
     del doc["conversationId"]
     convs = {"conversation_1.json": _conv(turns=[_turn(1), _turn(2)])}
     with pytest.raises(ReleaseError) as info:
-        load_release(_write(tmp_path, convs, {"m": {"conversation_1.json": doc}}))
+        load_release(write_release(tmp_path, convs, {"m": {"conversation_1.json": doc}}))
     text = str(info.value)
     assert text.count("missing required field conversationId") == 1
     doc["conversationId"] = "1"
     with pytest.raises(ReleaseError) as info:
-        load_release(_write(tmp_path / "b", convs, {"m": {"conversation_1.json": doc}}))
+        load_release(write_release(tmp_path / "b", convs, {"m": {"conversation_1.json": doc}}))
     lines = [p for p in info.value.problems if "judge score must be a number" in p.message]
     assert sorted(p.path for p in lines) == [
         "$.turns[0].em_draft_judge_scores.overall_score",
@@ -232,7 +219,7 @@ def test_one_message_per_defect_but_every_field_named(tmp_path):
 
 def test_selections_for_a_turn_without_comparisons_name_the_ground_truth_field(tmp_path):
     pred = [{"turnNumber": 1, "em_pairwise_selections": {"0": "A"}}]
-    rel = _load(_write(tmp_path, {"conversation_1.json": _conv(turns=[_turn()])},
+    rel = _load(write_release(tmp_path, {"conversation_1.json": _conv(turns=[_turn()])},
                        {"m": {"conversation_1.json": _run(turns=pred)}}))  # fmt: skip
     [(file, path, message)] = _warned(rel, "unknown_comparison")
     assert (file, path) == (RUN1, '$.turns[0].em_pairwise_selections["0"]')
