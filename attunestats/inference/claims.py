@@ -580,6 +580,11 @@ def early_late_changes(
     needed = sorted({m for w in outcomes.values() for m in w})
     phases = turn_phases(scores, metrics=needed, predictors=predictors)
     phases = phases[phases["phase"] != "mid"]
+    scored = set(phases.loc[phases["value"].notna(), "metric"])
+    empty = [m for m in needed if m not in scored]
+    if empty:  # a metric no conversation scores cannot enter an early/late change
+        raise ValueError(f"early/late changes need turn metrics {empty}, which have no value in "
+                         "the early and late turns of any conversation of these scores")  # fmt: skip
     wide = phases.pivot_table(index=["conversation_id", "predictor", "phase"], columns="metric",
                               values="value", aggfunc="first")  # fmt: skip
     combined = pd.DataFrame({name: sum(wide[m] * w for m, w in weights.items())
@@ -704,11 +709,7 @@ def claim_f(
                               "rng": rng}  # fmt: skip
     if release is not None:
         kwargs["release"] = release
-    try:
-        res = baseline_claim_f(scores, n_resamples=n_resamples, **kwargs)
-    except TypeError:  # a baseline without release= / n_resamples=
-        kwargs.pop("release", None)
-        res = baseline_claim_f(scores, **kwargs)
+    res = baseline_claim_f(scores, n_resamples=n_resamples, **kwargs)
     ev = res.evidence
     rows = []
     for _, e in ev.iterrows():

@@ -265,6 +265,19 @@ def test_audit_says_not_testable_instead_of_failing(paper_scores):
     assert read_back_differences(row, row.to_csv(index=False)) == []  # no "" cells
 
 
+def test_claim_e_without_any_affect_values_is_not_testable_and_names_the_metrics(paper_scores):
+    # scores in which no turn has an emotion value (e.g. ground truth without emotion tags and a
+    # scorer that leaves them undefined): claim (e) cannot compare early and late affect; it must
+    # say which metrics are missing rather than fail with a KeyError or report a change of 0
+    turn = paper_scores.turn.copy()
+    turn.loc[turn["metric"].isin(["emotion_f1", "emotion_va_score"]), "value"] = np.nan
+    scores = replace(paper_scores, turn=turn)
+    with pytest.raises(ValueError, match=r"emotion_f1.*emotion_va_score"):
+        claim_e(scores)
+    audit = audit_claims(scores, claims=("e",), n_resamples=100, rng=1)
+    assert audit["e"].verdict == "not testable" and "emotion_f1" in audit["e"].rule
+
+
 # ------------------------------------------------------------------ claim (d): hierarchical
 def test_claim_d_verdicts_follow_planted_hardest_topic():
     """Planted: romantic relationships 1.5 logit below the other topics (sd 0.2) on every
