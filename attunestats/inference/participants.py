@@ -650,7 +650,27 @@ def infer_scores(
     """
     statistic, design = scores_statistic(scores, metrics=metrics, predictors=predictors)
     simulated = bool(getattr(scores, "release_info", {}).get("simulated", False))
-    return participant_inference(
+    result = participant_inference(
         statistic, design, method=method, strata=strata, confidence_level=confidence_level,
         simulated=simulated,
     )  # fmt: skip
+    _warn_undefined(result)
+    return result
+
+
+def _warn_undefined(result: ScoreInference) -> None:
+    """One warning listing the metrics without an estimate (their rows stay, as NaN)."""
+    missing = result.labels[~np.isfinite(result.estimate)]
+    if missing.empty:
+        return
+    n_predictors = result.labels["predictor"].nunique()
+    parts = []
+    for metric, rows in missing.groupby("metric", sort=True):
+        who = rows["predictor"].unique()
+        parts.append(f"{metric} (all {n_predictors} predictors)" if len(who) == n_predictors
+                     else f"{metric} ({', '.join(map(str, who))})")  # fmt: skip
+    from attunestats.errors import warn
+
+    warn(f"infer_scores: no estimate for {len(missing)} predictor x metric row(s), because the "
+         f"metric is undefined on every conversation of theirs: {'; '.join(parts)}; these rows "
+         "are NaN (left out of contrasts that do not use them)")  # fmt: skip

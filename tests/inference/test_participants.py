@@ -262,3 +262,32 @@ def test_coverage_and_size_with_an_independent_generator(n_part, icc):
     mc = np.sqrt(0.95 * 0.05 / n_rep)
     assert abs(covered / n_rep - 0.95) < 4 * mc, covered / n_rep
     assert abs(rejected / n_rep - 0.05) < 4 * mc, rejected / n_rep
+
+
+def test_infer_scores_names_the_metrics_no_conversation_defines():
+    # runs without any predicted emotion tags: no predicted tag matches a ground-truth tag, so
+    # the intensity error of matched tags (avg_emotion_intensity_mae) is undefined on every
+    # conversation of every predictor; the rows stay (NaN) and one warning names the metric
+    import copy
+
+    import attunestats as at
+    from attunestats.errors import AttunestatsWarning
+    from attunestats.release.load import release_from_documents
+    from attunestats.release.simulate import SimulationConfig, simulate_documents
+
+    docs = simulate_documents(SimulationConfig(n_conversations=24), rng=5)
+    runs = copy.deepcopy(docs.runs)
+    for files in runs.values():
+        for run in files.values():
+            for turn in run["turns"]:
+                turn.pop("em_emotion_tags", None)
+    release = release_from_documents(docs.conversations, runs, docs.release_info)
+    scores = at.score(release)
+    with pytest.warns(
+        AttunestatsWarning, match=r"avg_emotion_intensity_mae \(all \d+ predictors\)"
+    ):
+        res = at.infer_scores(scores)
+    frame = res.to_frame()
+    mae = frame[frame["metric"] == "avg_emotion_intensity_mae"]
+    assert len(mae) == frame["predictor"].nunique() and mae["estimate"].isna().all()
+    assert frame.loc[frame["metric"] != "avg_emotion_intensity_mae", "estimate"].notna().all()
