@@ -43,6 +43,9 @@ _EVENT_WARNINGS = {
     "unknown_comparison": (
         "unknown_comparison", "comparison {orig}: the ground truth ({gt_file}) {compared}; not "
         "scored"),
+    "judge_score_null": (
+        "judge_score_null", "judge score given as null or blank: the turn's draft judge score is "
+        "the mean of the other judge scores given (the turn is not scored if none is)"),
     "duplicate_question": (
         "duplicate_question", "questionId {orig} repeats in this turn; the last one is kept (as "
         "the official dict does)"),

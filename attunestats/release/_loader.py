@@ -260,6 +260,8 @@ class _Loader:
         if type(value) is int or type(value) is float:
             return self.number(obj, key, path)
         out = self.normalized(nz.judge_score, value, (path, key))
+        if out is None and key in obj:  # given, but null or blank: the turn's mean omits it
+            self.event((path, key), "judge_score_null", value, None)
         return math.nan if out is None else out
 
     def string_list(self, value: Any, path: JPath) -> list[str]:

@@ -20,7 +20,7 @@ Warnings: ``unknown_key`` (with the closest known key), ``unknown_emotion``,
 ``turn_count_mismatch``, ``turn_not_in_run``, ``skipped_file``, ``encoding``,
 ``participant_anonymous``, ``participant_conflict``, ``subset_id_missing``, ``run_missing``,
 ``unknown_comparison``, ``info_default``, ``panas_items_missing``, ``panas_total_partial``,
-``duplicate_emotion``, ``ignored_entry``.
+``duplicate_emotion``, ``judge_score_null``, ``ignored_entry``.
 """
 
 from __future__ import annotations
@@ -88,6 +88,7 @@ RULE_TITLES: dict[str, str] = {
     "panas_items_missing": "PANAS blocks with some items missing (they count as not rated)",
     "panas_total_partial": "PANAS totals derived from fewer than the 10 items of their valence",
     "duplicate_emotion": "emotion labels tagged more than once in one turn",
+    "judge_score_null": "draft judge scores given as null or blank (left out of the turn's mean)",
     "ignored_entry": "entries of the release directory that are not read",
 }
 WARNING_RULES = frozenset(list(RULE_TITLES)[list(RULE_TITLES).index("missing_expected") :])

@@ -506,6 +506,7 @@ REPORT_RULES: Mapping[str, str] = MappingProxyType(
         "panas_total_partial": "a PANAS total was derived from fewer than the 10 items of its valence",
         "unknown_comparison": "a run's pairwise selection or assignment names a comparison the ground-truth turn lacks (not scored)",
         "duplicate_emotion": "an emotion label repeated in one turn's tags (each tag is scored as written)",
+        "judge_score_null": "a draft judge score given as null or blank was left out of the turn's mean of judge scores",
         "participant_conflict": "a participant's age or traits differ between conversations; those of the first conversation (in id order) are kept",
     }
 )

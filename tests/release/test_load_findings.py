@@ -225,3 +225,36 @@ def test_selections_for_a_turn_without_comparisons_name_the_ground_truth_field(t
     assert (file, path) == (RUN1, '$.turns[0].em_pairwise_selections["0"]')
     assert f"the ground truth ({GT1}) has no pairwise comparisons in this turn" in message
     assert "pairwiseComparisons" in message
+
+
+def test_a_null_or_blank_judge_score_warns_and_the_turn_averages_the_others(tmp_path):
+    # the turn's draft judge score is the mean of the four judge scores given (metrics page);
+    # a null one silently moved it before: now each null or blank score is a warning at its path
+    scores = {"overall_score": None, "emotional_appropriateness": 7, "helpfulness": " ",
+              "tone_match": 1}  # fmt: skip
+    pred = [{"turnNumber": 1, "em_draft_judge_scores": scores}]
+    rel = _load(write_release(tmp_path, {"conversation_1.json": _conv()},
+                              {"m": {"conversation_1.json": _run(turns=pred)}}))  # fmt: skip
+    base = "$.turns[0].em_draft_judge_scores"
+    assert [(f, p) for f, p, _ in _warned(rel, "judge_score_null")] == [
+        (RUN1, f"{base}.overall_score"), (RUN1, f"{base}.helpfulness")]  # fmt: skip
+    import attunestats as at
+
+    turn = at.score(rel).turn
+    [value] = turn.loc[turn["metric"] == "draft_judge_score", "value"]
+    assert value == pytest.approx(((7 + 1) / 2 - 1) / 6)  # mean of the two given, on 0..1
+    # a block that leaves a score out (rather than giving it as null) is not this warning
+    rel = _load(
+        write_release(
+            tmp_path / "b",
+            {"conversation_1.json": _conv()},
+            {
+                "m": {
+                    "conversation_1.json": _run(
+                        turns=[{"turnNumber": 1, "em_draft_judge_scores": {"tone_match": 4}}]
+                    )
+                }
+            },
+        )
+    )
+    assert _warned(rel, "judge_score_null") == []
