@@ -390,6 +390,8 @@ def _build(
                     "$.source_file", "source_file is not conversation_<N>.json", doc["source_file"]
                 )
             continue
+        if not (isinstance(doc.get("conversationId"), str) and doc["conversationId"]):
+            ld.event("$.source_file", "run_id_from_source_file", doc.get("source_file"), cid)
         if cid in excluded:
             ld.event("$.conversationId", "run_outside_subset", cid, None)
             continue

@@ -498,6 +498,7 @@ REPORT_RULES: Mapping[str, str] = MappingProxyType(
         "ignored_field": "a field the scorer does not use was not loaded (e.g. *_by_model judge details)",
         "subset_id_missing": "a conversation id listed for the requested subset has no file",
         # added with the loader (release/load.py):
+        "run_id_from_source_file": "a run without conversationId was linked to its conversation by source_file",
         "run_outside_subset": "a run file for a conversation outside the requested subset was not loaded",
         "number_from_string": "a number written as a string ('5') was read as a number",
         "blank_value": "an empty or 'None' string was read as a missing number",

@@ -660,6 +660,12 @@ def test_run_linked_by_source_file(tmp_path):
     r["source_file"] = "conversation_1.json"
     rel = load_one(tmp_path, conversation(), r)
     assert rel.runs["conversation_id"].tolist() == ["1"]
+    ev = rel.report.events
+    [row] = ev[ev["rule"] == "run_id_from_source_file"].itertuples()
+    assert (row.file, row.path) == ("runs/m/conversation_1.json", "$.source_file")
+    # a run that has its conversationId records no such event
+    rel = load_one(tmp_path / "b", conversation(), run())
+    assert "run_id_from_source_file" not in set(rel.report.events["rule"])
 
 
 def test_conversation_id_from_file_name(tmp_path):
