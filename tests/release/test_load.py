@@ -257,6 +257,7 @@ def test_report_counts_every_rule(release_small):
         "panas_item_rounded": 1,
         "panas_items_missing": 1,  # run 5 predicts the positive items only
         "participant_anonymous": 1,
+        "run_id_from_source_file": 1,  # run 17 has source_file and no conversationId
         "unknown_emotion_dropped": 1,
         "unknown_emotion_kept": 1,
     }
@@ -284,7 +285,7 @@ def test_summary_counts(release_small):
     assert summary["turns"] == 5
     assert summary["unknown ground-truth emotion labels"] == 1
     assert summary["predictor kinds"] == "human: 1, model: 1"
-    assert summary["load report events"] == 87  # sum of the counts above
+    assert summary["load report events"] == 88  # sum of the counts above
     assert summary["simulated"] is False
 
 
