@@ -352,8 +352,12 @@ def rater_agreement(
     Examples
     --------
     >>> import attunestats as at
-    >>> res = rater_agreement(at.load_bundled_release())                  # doctest: +SKIP
-    >>> res.to_frame()[["annotation", "alpha", "ci_low", "ci_high", "df"]]  # doctest: +SKIP
+    >>> res = at.rater_agreement(at.load_bundled_release(), n_resamples=200, rng=1)
+    >>> res.to_frame()[["annotation", "alpha", "ci_low", "ci_high"]].round(2).head(3)
+          annotation  alpha  ci_low  ci_high
+    0   emotion_tags   0.30    0.25     0.34
+    1  emotion_label   0.73    0.70     0.76
+    2      binary_om   0.31    0.28     0.37
     """
     _check_release(release)
     names = _check_annotations(annotations)
@@ -599,8 +603,12 @@ def rater_vs_participant(
     Examples
     --------
     >>> import attunestats as at
-    >>> res = rater_vs_participant(at.load_bundled_release())                         # doctest: +SKIP
-    >>> res.by_annotation[["annotation", "difference", "ci_low", "ci_high"]]         # doctest: +SKIP
+    >>> res = at.rater_vs_participant(at.load_bundled_release(), n_resamples=200, rng=1)
+    >>> res.by_annotation[["annotation", "difference", "ci_low", "ci_high"]].round(2).head(3)
+          annotation  difference  ci_low  ci_high
+    0   emotion_tags       -0.12   -0.13    -0.11
+    1  emotion_label       -0.07   -0.08    -0.04
+    2      binary_om        0.06    0.00     0.11
     """
     from attunestats.inference.compare import bootstrap_pvalue
 

@@ -488,10 +488,15 @@ def humans_vs_models(
     Examples
     --------
     >>> import attunestats as at
-    >>> release = at.load_bundled_release()                                     # doctest: +SKIP
-    >>> res = humans_vs_models(release, correction="holm")                      # doctest: +SKIP
+    >>> release = at.load_bundled_release()
+    >>> res = at.humans_vs_models(release, correction="holm", metrics=["avg_pairwise_accuracy"],
+    ...                           n_draws=1000, rng=1)
+    >>> res.grounds[["rater", "n_conversations", "n_turns"]]  # the common ground of each rater
+             rater  n_conversations  n_turns
+    0  sim-human-1              200     1412
+    1  sim-human-2              200     1415
+    2  sim-human-3              200     1409
     >>> res.by_metric[["metric", "difference", "ci_low", "ci_high", "share_models_beaten"]]  # doctest: +SKIP
-    >>> res.grounds[["rater", "n_turns", "n_binary_judgements", "n_binary_partial"]]  # doctest: +SKIP
     """
     correction = _check_correction(correction)
     ground = _check_choice(ground, "ground", tuple(GROUNDS))

@@ -467,9 +467,13 @@ def bootstrap_scores(
     Examples
     --------
     >>> import attunestats as at
-    >>> scores = at.score(at.load_bundled_release())               # doctest: +SKIP
-    >>> boot = bootstrap_scores(scores, unit="conversation", n_resamples=2000, rng=1)  # doctest: +SKIP
-    >>> boot.to_frame().head()                                      # doctest: +SKIP
+    >>> scores = at.score(at.load_bundled_release())
+    >>> boot = at.bootstrap_scores(scores, unit="participant", metrics=["composite_score"],
+    ...                            n_resamples=200, rng=1)
+    >>> boot  # doctest: +ELLIPSIS
+    <BootstrapResult: 14 rows; estimand='the population of participants: ...'; method='bca'; SIMULATED>
+    >>> boot.to_frame().columns[:6].tolist()
+    ['predictor', 'mode', 'metric', 'estimate', 'ci_low', 'ci_high']
     """
     if unit not in UNITS:
         raise ValueError(

@@ -665,6 +665,21 @@ def audit_claims(
     numbers as in the full audit. ``release`` (the Release the scores come from) lets claim (f)
     compare humans and models on the units the humans rated. ``options`` maps a claim letter to
     keyword arguments of its function (e.g. ``a={"margin": 0.2}``).
+
+    Examples
+    --------
+    >>> import attunestats as at
+    >>> scores = at.score(at.load_bundled_release())
+    >>> audit = at.audit_claims(scores, claims=("b", "e"), n_resamples=200, rng=1)
+    >>> audit
+    <ClaimsAudit: 4 rows; SIMULATED>
+    >>> audit.to_frame()[["claim", "part", "test", "verdict"]]
+      claim                   part         test    verdict
+    0     b  avg_pairwise_accuracy   difference  supported
+    1     b  avg_draft_judge_score   difference  supported
+    2     e              behaviour   difference  supported
+    3     e                 affect  equivalence  supported
+    >>> print(audit.summary())  # rules, methods and estimands of every claim  # doctest: +SKIP
     """
     from attunestats.inference.claims_independence import claim_a, claim_g
     from attunestats.inference.claims_topic import claim_d

@@ -424,9 +424,14 @@ def compare_models(
     Examples
     --------
     >>> import attunestats as at
-    >>> scores = at.score(at.load_bundled_release())                       # doctest: +SKIP
-    >>> cmp = at.compare_models(scores, correction="maxt")                  # doctest: +SKIP
-    >>> cmp.pair("sim-model-01", "sim-model-02", metric="composite_score")  # doctest: +SKIP
+    >>> scores = at.score(at.load_bundled_release())
+    >>> cmp = at.compare_models(scores, correction="holm", metrics=["composite_score"],
+    ...                         predictors=scores.names("model"))
+    >>> row = cmp.pair("sim-model-01", "sim-model-02", metric="composite_score")
+    >>> row[["difference", "ci_low", "ci_high", "df", "correction"]].round(2)
+       difference  ci_low  ci_high    df correction
+    0       -3.76   -5.48    -2.04  7.52       holm
+    >>> print(cmp.summary())  # every pair, with method and estimand  # doctest: +SKIP
     """
     check_correction(correction)
     _check_family(family)

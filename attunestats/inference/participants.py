@@ -644,9 +644,15 @@ def infer_scores(
     Examples
     --------
     >>> import attunestats as at
-    >>> scores = at.score(at.load_bundled_release())        # doctest: +SKIP
-    >>> res = at.infer_scores(scores)                        # doctest: +SKIP
-    >>> print(res.describe())                                # doctest: +SKIP
+    >>> scores = at.score(at.load_bundled_release())
+    >>> res = at.infer_scores(scores, metrics=["composite_score"])
+    >>> res  # doctest: +ELLIPSIS
+    <ScoreInference: 14 rows; estimand='the population of participants: ...'; method='jackknife'; SIMULATED>
+    >>> res.to_frame()[["predictor", "estimate", "ci_low", "ci_high", "df"]].round(1).head(2)
+         predictor  estimate  ci_low  ci_high   df
+    0  sim-human-1      66.2    65.2     67.3  7.2
+    1  sim-human-2      64.7    63.3     66.1  5.4
+    >>> print(res.summary())  # the table with method, estimand and conventions  # doctest: +SKIP
     """
     statistic, design = scores_statistic(scores, metrics=metrics, predictors=predictors)
     simulated = bool(getattr(scores, "release_info", {}).get("simulated", False))

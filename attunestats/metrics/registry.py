@@ -428,6 +428,27 @@ def register_metric(spec: MetricSpec, *, with_average: bool = True, replace: boo
         For a turn metric, also register its conversation-level ``avg_<name>`` counterpart.
     replace : bool, default False
         Allow replacing an already registered custom metric of the same name.
+
+    Examples
+    --------
+    >>> import attunestats as at
+    >>> from attunestats.metrics.registry import MetricSpec, register_metric, unregister_metric
+    >>> def exact_match(ctx):  # 1 where the predicted tag set is the ground truth's
+    ...     return (ctx.values["emotion_f1"] == 1.0).astype(float).to_numpy()
+    >>> register_metric(MetricSpec(
+    ...     name="emotion_exact_match", level="turn", range=(0.0, 1.0), higher_is_better=True,
+    ...     pillar="emotion_tracking", capability="emotion",
+    ...     description="1 if the predicted tag set equals the ground-truth tag set",
+    ...     compute=exact_match))
+    >>> scores = at.score(at.load_bundled_release())
+    >>> turn = scores.turn
+    >>> mine = turn[turn["metric"] == "emotion_exact_match"]["value"].to_numpy()
+    >>> f1 = turn[turn["metric"] == "emotion_f1"]["value"].to_numpy()
+    >>> bool(((f1 == 1.0) == (mine == 1.0)).all())
+    True
+    >>> "avg_emotion_exact_match" in set(scores.conversation["metric"])
+    True
+    >>> unregister_metric("emotion_exact_match")
     """
     _check_spec(spec)
     names = [spec.name] + ([f"avg_{spec.name}"] if spec.level == "turn" and with_average else [])

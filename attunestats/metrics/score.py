@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +87,17 @@ class Scores:
         """True when the scored release was written by the simulator."""
         return bool(self.release_info.get("simulated", False))
 
+    def __repr__(self) -> str:
+        changed = [f.name for f in fields(self.options)
+                   if getattr(self.options, f.name) != f.default]  # fmt: skip
+        conventions = f"conventions changed: {', '.join(changed)}" if changed else (
+            "default conventions")  # fmt: skip
+        return (f"<Scores: {self.predictors['predictor'].nunique()} predictors x "
+                f"{self.design['conversation_id'].nunique()} conversations; "
+                f"{self.turn['metric'].nunique()} turn and "
+                f"{self.conversation['metric'].nunique()} conversation metrics; {conventions}; "
+                f"{'SIMULATED' if self.simulated else 'not marked simulated'}>")  # fmt: skip
+
     @property
     def label(self) -> str:
         """``constants.SIMULATED_LABEL`` for simulated releases, else ``""``."""
@@ -97,8 +108,10 @@ class Scores:
 
         Examples
         --------
-        >>> scores = score(load_bundled_release())  # doctest: +SKIP
-        >>> scores.names("model")                    # the evaluated models  # doctest: +SKIP
+        >>> import attunestats as at
+        >>> scores = at.score(at.load_bundled_release())
+        >>> scores.names("human")                    # the human raters
+        ['sim-human-1', 'sim-human-2', 'sim-human-3']
         """
         table = self.predictors
         if kind is not None:
@@ -339,9 +352,15 @@ def score(release: Any, *, options: ScoringOptions | None = None) -> Scores:
 
     Examples
     --------
-    >>> import attunestats as ats  # doctest: +SKIP
-    >>> scores = ats.score(ats.load_bundled_release())  # doctest: +SKIP
-    >>> scores.wide("predictor")[["predictor", "composite_score"]]  # doctest: +SKIP
+    >>> import attunestats as at
+    >>> scores = at.score(at.load_bundled_release())
+    >>> scores
+    <Scores: 14 predictors x 200 conversations; 21 turn and 78 conversation metrics; default conventions; SIMULATED>
+    >>> scores.wide("predictor")[["predictor", "composite_score"]].round(1).head(3)
+         predictor  composite_score
+    0  sim-human-1             66.2
+    1  sim-human-2             64.7
+    2  sim-human-3             64.4
     """
     if options is None:
         options = ScoringOptions()
@@ -495,6 +514,18 @@ def write_scores(scores: Scores, out: Path | str) -> list[Path]:
     -------
     list of pathlib.Path
         Every file written, the conversation table first and the summary JSON last.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import pandas as pd
+    >>> import attunestats as at
+    >>> scores = at.score(at.load_bundled_release())
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "scores.csv"
+    >>> [p.name for p in at.write_scores(scores, out)][:3]
+    ['scores.csv', 'scores_turn.csv', 'scores_predictor.csv']
+    >>> pd.read_csv(out).columns.tolist()  # no options needed to read it back
+    ['predictor', 'mode', 'conversation_id', 'metric', 'value', 'simulated']
     """
     if not isinstance(scores, Scores):
         raise TypeError(f"scores must be a Scores, got {type(scores).__name__}")

@@ -37,6 +37,17 @@ def convention_sensitivity(release: Any, *, base: ScoringOptions | None = None) 
         ``predictor, mode, convention, alternative, composite_default, composite_alternative,
         difference`` (alternative minus default), one row per predictor x mode x alternative,
         in convention order.
+
+    Examples
+    --------
+    >>> import attunestats as at
+    >>> table = at.convention_sensitivity(at.load_bundled_release())
+    >>> largest = table.assign(size=table["difference"].abs()).groupby("convention", sort=False)
+    >>> largest["size"].max().round(2).head(2)  # composite points, worst predictor
+    convention
+    unknown_gt_emotion         0.13
+    f1_intensity_both_empty    0.00
+    Name: size, dtype: float64
     """
     if base is None:
         base = ScoringOptions()

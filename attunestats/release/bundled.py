@@ -56,6 +56,12 @@ def bundled_release_path(*, cache_dir: str | os.PathLike[str] | None = None) -> 
     ----------
     cache_dir : path, optional
         Where to keep generated releases (default :func:`cache_root`).
+
+    Examples
+    --------
+    >>> import attunestats as at
+    >>> sorted(p.name for p in at.bundled_release_path().iterdir())
+    ['conversations', 'release.json', 'runs', 'truth.json']
     """
     from attunestats.release.simulate import SCENARIOS, simulate_release
 
@@ -79,7 +85,15 @@ def bundled_release_path(*, cache_dir: str | os.PathLike[str] | None = None) -> 
 
 
 def load_bundled_release(*, cache_dir: str | os.PathLike[str] | None = None) -> Release:
-    """Load the bundled simulated release (generating it on first use)."""
+    """Load the bundled simulated release (generating it on first use).
+
+    Examples
+    --------
+    >>> import attunestats as at
+    >>> release = at.load_bundled_release()
+    >>> release.simulated, len(release.conversations), release.predictor_names[:2]
+    (True, 200, ['sim-human-1', 'sim-human-2'])
+    """
     from attunestats.release.load import load_release
 
     return load_release(bundled_release_path(cache_dir=cache_dir))

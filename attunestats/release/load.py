@@ -639,9 +639,16 @@ def load_release(
 
     Examples
     --------
-    >>> release = load_release("path/to/release")  # doctest: +SKIP
-    >>> release.summary()  # doctest: +SKIP
-    >>> print(release.report.text())  # doctest: +SKIP
+    The bundled simulated release, read like any other (its warnings are the simulator's
+    deliberate messiness):
+
+    >>> import attunestats as at
+    >>> release = at.load_release(at.bundled_release_path())
+    >>> release  # doctest: +ELLIPSIS
+    <Release: 200 conversations, 1474 turns, 11 participants, 14 predictors (11 models, 3 human raters); 711 load warning(s); SIMULATED; ...>
+    >>> release.report.summary_line()
+    '711 warnings (623 emotion labels outside the 20 PANAS items; 73 ground-truth turns a run lacks; 15 numbers outside their range, clamped by the spec 1.4 rule)'
+    >>> print(release.report.text())  # every warning by file and JSON path  # doctest: +SKIP
     """
     root = Path(path)
     if not root.is_dir():

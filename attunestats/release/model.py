@@ -552,6 +552,20 @@ class Release:
         """True when ``release.json`` marks the release as written by the simulator."""
         return bool(self.info.get("simulated", False))
 
+    def __repr__(self) -> str:
+        t = self.__dict__.get("tables", {})
+        if not all(k in t for k in ("conversations", "turns", "participants", "predictors")):
+            return f"<Release: tables {sorted(t)}>"
+        kinds = t["predictors"]["kind"].astype(str).value_counts()
+        who = ", ".join(f"{kinds.get(k, 0)} {name}" for k, name in
+                        (("model", "models"), ("human", "human raters")))  # fmt: skip
+        n_warn = len(self.report.warnings)
+        where = "in memory" if self.root is None else str(self.root)
+        return (f"<Release: {len(t['conversations'])} conversations, {len(t['turns'])} turns, "
+                f"{len(t['participants'])} participants, {len(t['predictors'])} predictors "
+                f"({who}); {n_warn} load warning(s); "
+                f"{'SIMULATED' if self.simulated else 'not marked simulated'}; {where}>")  # fmt: skip
+
     @property
     def predictor_names(self) -> list[str]:
         """Predictors in the release, sorted."""

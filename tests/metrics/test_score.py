@@ -132,6 +132,17 @@ def test_names_by_kind_match_the_simulated_design(bundled):
         s.names("models")
 
 
+def test_repr_names_the_design_the_registry_and_the_conventions(bundled):
+    from attunestats.metrics.registry import metric_names
+
+    rel, s = bundled
+    n_turn, n_conv = len(metric_names(level="turn")), len(metric_names(level="conversation"))
+    assert repr(s) == (f"<Scores: 14 predictors x 200 conversations; {n_turn} turn and {n_conv} "
+                       "conversation metrics; default conventions; SIMULATED>")  # fmt: skip
+    changed = replace(s, options=ScoringOptions(va_matching="greedy"))
+    assert "conventions changed: va_matching;" in repr(changed)
+
+
 def test_bounds_of_every_metric_on_the_bundled_release(bundled):
     rel, s = bundled
     assert rel.simulated and s.simulated

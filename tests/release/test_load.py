@@ -289,6 +289,18 @@ def test_summary_counts(release_small):
     assert summary["simulated"] is False
 
 
+def test_repr_is_one_line_of_the_fixture_counts(release_small, release_small_path):
+    # the hand-written fixture: conversations 5, 17, 23 with 5 turns, participants P01, P02 and
+    # an anonymous one (conversation 23 counts as its own), em_alpha (model), rater_1 (human)
+    text = repr(release_small)
+    assert "\n" not in text
+    assert text == (
+        "<Release: 3 conversations, 5 turns, 3 participants, 2 predictors (1 models, 1 human "
+        f"raters); {len(release_small.report.warnings)} load warning(s); not marked simulated; "
+        f"{release_small_path}>"
+    )
+
+
 def test_info_and_root(release_small, release_small_path):
     assert release_small.info["predictors"]["rater_1"]["kind"] == "human"
     assert release_small.root == release_small_path
