@@ -31,6 +31,7 @@ from attunestats.inference.multiplicity import (
     interval_alpha,
     maxt_adjust,
 )
+from attunestats.inference.participants import _nan_matmul
 
 
 @dataclass(frozen=True)
@@ -114,8 +115,6 @@ def participant_family(inference: Any, weights: np.ndarray) -> ContrastFamily:
 
 def bootstrap_family(boot: Any, weights: np.ndarray) -> ContrastFamily:
     """Contrasts of a BootstrapResult: studentized symmetric bootstrap (conditional estimand)."""
-    from attunestats.inference.participants import _nan_matmul
-
     # only the statistics each contrast uses (a NaN elsewhere would make every contrast NaN)
     est = _nan_matmul(np.asarray(boot.estimate, dtype=float)[None, :], weights)[0]
     dist = _nan_matmul(boot.bootstrap_distribution, weights)

@@ -70,6 +70,7 @@ import pandas as pd
 from scipy import stats
 
 from attunestats._results import ResultMixin
+from attunestats.errors import warn
 from attunestats.inference.sums import SumStatistic, scores_statistic
 
 if TYPE_CHECKING:
@@ -675,8 +676,6 @@ def _warn_undefined(result: ScoreInference) -> None:
         who = rows["predictor"].unique()
         parts.append(f"{metric} (all {n_predictors} predictors)" if len(who) == n_predictors
                      else f"{metric} ({', '.join(map(str, who))})")  # fmt: skip
-    from attunestats.errors import warn
-
     warn(f"infer_scores: no estimate for {len(missing)} predictor x metric row(s), because the "
          f"metric is undefined on every conversation of theirs: {'; '.join(parts)}; these rows "
          "are NaN (left out of contrasts that do not use them)")  # fmt: skip
