@@ -98,6 +98,9 @@ class ClaimResult(ResultMixin):
         p-value of its test (same procedure, same family), whether it is ``shown`` on the
         claimed side or on the opposite one. A claim the release cannot test (verdict ``"not
         testable"``) has one row with only ``claim`` set, so that it stays visible in tables.
+        Claims (a) and (g) add ``estimate_flag`` (``"ok"``, ``"clamped"`` past +-1 or
+        ``"undefined"``, where the estimate is NaN and the rule says why) and
+        ``share_undefined`` (the share of resamples in which the correlation was undefined).
     verdict : str
         One of :data:`VERDICTS`.
     power, participants_needed : float or None

@@ -52,6 +52,31 @@ ESTIMAND = (
 )
 
 
+UNDEFINED_NOTE = (
+    "estimate 'undefined': a capability's true-score variance across the models is estimated "
+    "<= 0 (its differences between models are within noise), so the correlation has no value; "
+    "the interval is that of the resamples, clamped to [-1, 1]"
+)
+
+
+def _estimate(pair: Any) -> float:
+    """The corrected correlation, or NaN where it is undefined (never the clamped limit +-1)."""
+    return float(pair["corrected"]) if pair["flag"] != "undefined" else np.nan
+
+
+def _flags(pair: Any) -> dict[str, Any]:
+    """Columns saying how far to trust a part's estimate: the flag of
+    :func:`~attunestats.independence.noise_corrected_correlations` (``"ok"``, ``"clamped"`` past
+    +-1, ``"undefined"``) and the share of resamples in which the correlation was undefined."""
+    return {"estimate_flag": str(pair["flag"]),
+            "share_undefined": float(pair["share_undefined"])}  # fmt: skip
+
+
+def _undefined_rule(parts: pd.DataFrame) -> str:
+    flagged = parts.loc[parts["estimate_flag"] == "undefined", "part"].tolist()
+    return f"; {UNDEFINED_NOTE}: {flagged}" if flagged else ""
+
+
 def _bounds(dist: np.ndarray, tail: float) -> tuple[float, float]:
     """``(low, high)``: the limits of the values that :func:`_tails` does not reject at ``tail``.
 
@@ -160,10 +185,10 @@ def claim_a(
             "part": f"{pair['capability_a']} vs {pair['capability_b']}",
             "quantity": f"noise-corrected correlation across models, {pair['metric_a']} vs "
             f"{pair['metric_b']}", "claimed": f"within +-{margin:g}", "test": "equivalence",
-            "margin": margin, "estimate": float(pair["corrected"]), "ci_low": lo, "ci_high": hi,
+            "margin": margin, "estimate": _estimate(pair), "ci_low": lo, "ci_high": hi,
             "interval_level": 1.0 - 2.0 * alpha, "pvalue": p_tost, "pvalue_unadjusted": p_tost,
             "family": "intersection-union (every pair at alpha)", "n_units": n_part,
-            "unit": "participants",
+            "unit": "participants", **_flags(pair),
         })  # fmt: skip
         lo_r, hi_r = _bounds(d, alpha / (2.0 * n_pairs))
         related.append({"pair": rows[-1]["part"], "related_ci_low": lo_r, "related_ci_high": hi_r,
@@ -187,7 +212,8 @@ def claim_a(
         f"contradicted if some pair's {1 - alpha / n_pairs:.1%} interval (Bonferroni over "
         f"{n_pairs} pairs) lies entirely beyond +-{margin:g}; 'not decidable at this sample size' "
         "if neither and the power to support the claim when every correlation is 0 is below 0.8"
-        + (f"; capabilities without their metric: {skipped}" if skipped else ""),
+        + (f"; capabilities without their metric: {skipped}" if skipped else "")
+        + _undefined_rule(parts),
         method="noise-corrected correlations of the models' scores, participant cluster bootstrap "
         f"({n_resamples} resamples), percentile intervals",
         estimand=ESTIMAND, confidence_level=confidence_level, simulated=_data_simulated(data),
@@ -224,9 +250,10 @@ def claim_g(
         "part": f"{pair['capability_a']} vs {pair['capability_b']}",
         "quantity": f"noise-corrected correlation across models, {pair['metric_a']} vs "
         f"{pair['metric_b']}", "claimed": "negative", "test": "difference",
-        "estimate": float(pair["corrected"]), "ci_low": lo, "ci_high": hi,
+        "estimate": _estimate(pair), "ci_low": lo, "ci_high": hi,
         "interval_level": confidence_level, "pvalue": p, "pvalue_unadjusted": p,
         "family": "single test", "n_units": _n_participants(data), "unit": "participants",
+        **_flags(pair),
     }]  # fmt: skip
     parts = part_frame("g", rows)
     details = nc.pairs.rename(columns={"ci_low": "population_ci_low",
@@ -234,7 +261,8 @@ def claim_g(
     return ClaimResult(
         claim="g", statement=CLAIMS["g"], verdict=verdict_of(parts),
         rule="supported if the noise-corrected correlation is shown < 0 (its interval below 0, "
-        "equivalently p < alpha with a negative estimate); contradicted if shown > 0",
+        "equivalently p < alpha with a negative estimate); contradicted if shown > 0"
+        + _undefined_rule(parts),
         method="noise-corrected correlation of the models' scores, participant cluster bootstrap "
         f"({n_resamples} resamples), percentile interval; p from the same distribution",
         estimand=ESTIMAND, confidence_level=confidence_level, simulated=_data_simulated(data),

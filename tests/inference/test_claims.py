@@ -238,6 +238,32 @@ def test_claim_a_on_a_paper_sized_release_says_what_sample_would_decide(paper_sc
     _coherent(res.to_frame())
 
 
+def test_claim_rows_never_show_an_undefined_correlation_as_its_limit():
+    """A capability on which the models are truly equal has no true-score variance: its
+    noise-corrected correlation has no value. The row must say so (flag, NaN estimate, a note in
+    the rule), not show the clamped limit +-1 as if the capabilities were perfectly related."""
+    from attunestats.independence import metric_matrix, noise_corrected_correlations
+    from attunestats.inference.claims_independence import claim_a, claim_g
+
+    values = np.random.default_rng(41).normal(size=(40, 11, 3))
+    values[:, :, 0] += np.linspace(-2, 2, 11)  # real spread between the models
+    values[:, :, 2] += np.linspace(2, -2, 11)
+    values[:, :, 1] = 0.5  # every model scores the same: between-model variance 0
+    mm = metric_matrix(values, n_resamples=400, rng=1, simulated=True)
+    flags = noise_corrected_correlations(mm, rng=1).pairs["flag"].tolist()
+    assert [flags[0], flags[2]] == ["undefined", "undefined"]  # pairs (0, 1) and (1, 2)
+    res = claim_a(mm, rng=1)
+    parts = res.parts
+    assert parts["estimate_flag"].tolist() == flags
+    assert parts["estimate"].iloc[[0, 2]].isna().all()  # before: +-1.0, unmarked
+    assert parts["estimate"].iloc[1] == pytest.approx(-1.0, abs=0.05)  # metrics 0 and 2 opposed
+    assert "undefined" in res.rule and parts["part"].iloc[2] in res.rule
+    assert res.verdict != "supported"
+    g = claim_g(metric_matrix(values[:, :, :2], n_resamples=400, rng=2, simulated=True), rng=1)
+    assert g.parts["estimate_flag"].iloc[0] == "undefined" and np.isnan(g.parts["estimate"].iloc[0])
+    assert g.verdict != "supported" and "undefined" in g.rule
+
+
 def test_claim_g_verdicts_follow_planted_sign():
     from attunestats.inference.claims_independence import claim_g
 
