@@ -17,6 +17,11 @@ error otherwise.
 ``small_simulated_release`` / ``small_simulated_scores``
     A small simulated release built in memory (``SMALL_SIMULATION`` with seed ``SMALL_SEED``:
     40 conversations, 3 models, 1 human rater, 10 topics) and its scores.
+``write_release``
+    A factory: ``write_release(root, conversations, runs=None, info=None)`` writes dict literals as
+    the official files of a release (``{"conversation_1.json": doc}``, ``{predictor: {name:
+    doc}}``, ``release.json``) under ``root`` and returns ``root``: hand-written releases with one
+    defect each, for the loader's tests.
 ``make_tmp_release``
     A factory: ``make_tmp_release(rng=..., **options)`` writes a simulated release into a fresh
     temporary directory and returns its path; ``options`` are those of
@@ -117,6 +122,26 @@ def small_simulated_scores(small_simulated_release):
     from attunestats.metrics import score
 
     yield from _read_only("small_simulated_scores", score(small_simulated_release))
+
+
+def _write_json_release(root: Path, conversations: dict[str, Any], runs: dict[str, Any] | None = None,
+                        info: dict[str, Any] | None = None) -> Path:  # fmt: skip
+    (root / "conversations").mkdir(parents=True)
+    for name, doc in conversations.items():
+        (root / "conversations" / name).write_text(json.dumps(doc))
+    for predictor, files in (runs or {}).items():
+        (root / "runs" / predictor).mkdir(parents=True)
+        for name, doc in files.items():
+            (root / "runs" / predictor / name).write_text(json.dumps(doc))
+    if info is not None:
+        (root / "release.json").write_text(json.dumps(info))
+    return root
+
+
+@pytest.fixture(scope="session")
+def write_release() -> Callable[..., Path]:
+    """Factory: write dict literals as the official files of a release under ``root``."""
+    return _write_json_release
 
 
 @pytest.fixture(scope="session")

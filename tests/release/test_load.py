@@ -11,7 +11,6 @@ import json
 import math
 import re
 import shutil
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -372,21 +371,7 @@ def run(cid="1", turns=None, **extra):
             "turns": [run_turn()] if turns is None else turns, **extra}  # fmt: skip
 
 
-def write_release(root: Path, conversations, runs=None, info=None) -> Path:
-    """Write dict literals as official files: {"conversation_1.json": doc}, {pred: {name: doc}}."""
-    (root / "conversations").mkdir(parents=True)
-    for name, doc in conversations.items():
-        (root / "conversations" / name).write_text(json.dumps(doc))
-    for predictor, files in (runs or {}).items():
-        (root / "runs" / predictor).mkdir(parents=True)
-        for name, doc in files.items():
-            (root / "runs" / predictor / name).write_text(json.dumps(doc))
-    if info is not None:
-        (root / "release.json").write_text(json.dumps(info))
-    return root
-
-
-def load_one(tmp_path, conv_doc, run_doc=None, info=None):
+def load_one(write_release, tmp_path, conv_doc, run_doc=None, info=None):
     runs = None if run_doc is None else {"m": {"conversation_1.json": run_doc}}
     return load_release(write_release(tmp_path, {"conversation_1.json": conv_doc}, runs, info))
 
@@ -401,11 +386,11 @@ def rules(release) -> dict[str, int]:
     [("did_occur", "observed"), ("humanValue", "observed"), ("actualValue", "observed"),
      ("should_occur", "preferred"), ("humanPreference", "preferred")],
 )  # fmt: skip
-def test_binary_judgement_aliases(tmp_path, alias, column):
+def test_binary_judgement_aliases(tmp_path, alias, column, write_release):
     doc = conversation(
         turns=[turn(judgements=[{"questionId": "B7", "llmValue": "no", alias: "yes"}])]
     )
-    rel = load_one(tmp_path, doc)
+    rel = load_one(write_release, tmp_path, doc)
     assert rel.binary_judgements[column].tolist() == ["yes"]
     assert rules(rel) == {"alias_field": 1, "participant_anonymous": 1}
     ev = rel.report.events
@@ -414,30 +399,30 @@ def test_binary_judgement_aliases(tmp_path, alias, column):
     ]
 
 
-def test_canonical_field_wins_over_alias(tmp_path):
+def test_canonical_field_wins_over_alias(tmp_path, write_release):
     bj = {"questionId": "B7", "observedBehavior": "no", "did_occur": "yes", "preferredBehavior": None,
           "should_occur": "yes"}  # fmt: skip
-    rel = load_one(tmp_path, conversation(turns=[turn(judgements=[bj])]))
+    rel = load_one(write_release, tmp_path, conversation(turns=[turn(judgements=[bj])]))
     # observed: canonical "no" wins; preferred: canonical null is skipped, alias used (a ?? b)
     assert rel.binary_judgements[["observed", "preferred"]].values.tolist() == [["no", "yes"]]
     assert rules(rel)["alias_field"] == 1
 
 
-def test_alternate_response_aliases(tmp_path):
+def test_alternate_response_aliases(tmp_path, write_release):
     doc = conversation(turns=[turn(alternates={"alternate1": "improved", "alternate2": "edited"})])
-    rel = load_one(tmp_path, doc)
+    rel = load_one(write_release, tmp_path, doc)
     assert rel.turns[["llm_improved", "human_edited"]].values.tolist() == [["improved", "edited"]]
     assert rules(rel)["alias_field"] == 2
 
 
-def test_pairwise_response_aliases_and_blinded_labels(tmp_path):
+def test_pairwise_response_aliases_and_blinded_labels(tmp_path, write_release):
     pw = {
         "questionId": "general",
         "response_1": "alternate1",
         "response_2": "alternate2",
         "winner": "A",
     }
-    rel = load_one(tmp_path, conversation(turns=[turn(comparisons=[pw])]))
+    rel = load_one(write_release, tmp_path, conversation(turns=[turn(comparisons=[pw])]))
     assert rel.pairwise_comparisons[["response_a", "response_b"]].values.tolist() == [
         ["alternate", "human"]
     ]
@@ -449,9 +434,9 @@ def test_pairwise_response_aliases_and_blinded_labels(tmp_path):
     [("A", "A", None), ("b", "B", "winner_normalised"), ("response_1", "A", "winner_normalised"),
      ("response_2", "B", "winner_normalised"), (None, None, None), ("tie", None, "winner_unrecognised")],
 )  # fmt: skip
-def test_pairwise_winner_spellings(tmp_path, raw, expected, rule):
+def test_pairwise_winner_spellings(tmp_path, raw, expected, rule, write_release):
     pw = {"questionId": "PW3", "responseA": "original", "responseB": "human", "winner": raw}
-    rel = load_one(tmp_path, conversation(turns=[turn(comparisons=[pw])]))
+    rel = load_one(write_release, tmp_path, conversation(turns=[turn(comparisons=[pw])]))
     got = rel.pairwise_comparisons["winner"].iloc[0]
     assert (None if pd.isna(got) else got) == expected
     assert rules(rel).get(rule, 0) == (0 if rule is None else 1)
@@ -464,9 +449,9 @@ def test_pairwise_winner_spellings(tmp_path, raw, expected, rule):
      ("N/A", "na", "binary_value_normalised"), ("not_applicable", "na", "binary_value_normalised"),
      ("perhaps", None, "binary_value_unrecognised")],
 )  # fmt: skip
-def test_binary_value_spellings(tmp_path, raw, expected, rule):
+def test_binary_value_spellings(tmp_path, raw, expected, rule, write_release):
     bj = {"questionId": "B1", "llmValue": raw, "observedBehavior": "yes", "preferredBehavior": "no"}
-    rel = load_one(tmp_path, conversation(turns=[turn(judgements=[bj])]), run(turns=[
+    rel = load_one(write_release, tmp_path, conversation(turns=[turn(judgements=[bj])]), run(turns=[
         run_turn(em_binary_om_assessment={"B1": raw})]))  # fmt: skip
     got_gt = rel.binary_judgements["llm_value"].iloc[0]
     got_pred = rel.pred_binary["value"].iloc[0]
@@ -481,9 +466,9 @@ def test_binary_value_spellings(tmp_path, raw, expected, rule):
      (0, 1, ["intensity_clamped"]), (8.7, 7, ["intensity_rounded", "intensity_clamped"]),
      (None, NAN, [])],
 )  # fmt: skip
-def test_mood_intensity_rules(tmp_path, raw, expected, rule_list):
+def test_mood_intensity_rules(tmp_path, raw, expected, rule_list, write_release):
     doc = conversation(turns=[turn(tags=[{"emotion": "proud", "intensity": raw}])])
-    rel = load_one(tmp_path, doc)
+    rel = load_one(write_release, tmp_path, doc)
     got = rel.emotion_tags["intensity"].iloc[0]
     assert (math.isnan(got) and math.isnan(expected)) or got == expected
     assert {k: v for k, v in rules(rel).items() if k != "participant_anonymous"} == dict.fromkeys(
@@ -491,9 +476,9 @@ def test_mood_intensity_rules(tmp_path, raw, expected, rule_list):
     )
 
 
-def test_panas_items_nested_under_responses_and_totals_derived(tmp_path):
+def test_panas_items_nested_under_responses_and_totals_derived(tmp_path, write_release):
     items = {"Proud": 5, "Alert": 4, "Upset": 6, "Scared": 2}
-    rel = load_one(tmp_path, conversation(prePanas={"responses": items}))
+    rel = load_one(write_release, tmp_path, conversation(prePanas={"responses": items}))
     # derived partial sums: PA 5+4 = 9 -> clamped to 10; NA 6+2 = 8 -> 10
     assert rel.conversations[["pre_pa", "pre_na"]].values.tolist() == [[10.0, 10.0]]
     assert rel.panas_items[["time", "item", "value"]].values.tolist() == [
@@ -507,21 +492,21 @@ def test_panas_items_nested_under_responses_and_totals_derived(tmp_path):
     )
 
 
-def test_panas_totals_derived_from_full_items(tmp_path):
+def test_panas_totals_derived_from_full_items(tmp_path, write_release):
     items = dict.fromkeys(PANAS_ITEMS[:10], 4) | dict.fromkeys(PANAS_ITEMS[10:], 2)
-    rel = load_one(tmp_path, conversation(postPanas={"items": items}))
+    rel = load_one(write_release, tmp_path, conversation(postPanas={"items": items}))
     assert rel.conversations[["post_pa", "post_na"]].values.tolist() == [[40.0, 20.0]]
     assert rules(rel)["panas_total_derived"] == 2
     assert "panas_items_nested" not in rules(rel)
 
 
-def test_panas_total_clamped_and_item_rounded_not_clamped(tmp_path):
+def test_panas_total_clamped_and_item_rounded_not_clamped(tmp_path, write_release):
     block = {
         "totalPositiveAffect": 80,
         "totalNegativeAffect": 9.6,
         "items": {"Proud": 7, "Upset": 2.4},
     }
-    rel = load_one(tmp_path, conversation(postPanas=block))
+    rel = load_one(write_release, tmp_path, conversation(postPanas=block))
     assert rel.conversations[["post_pa", "post_na"]].values.tolist() == [[70.0, 10.0]]
     assert rel.panas_items["value"].tolist() == [7.0, 2.0]
     assert rules(rel)["panas_total_clamped"] == 2
@@ -531,29 +516,29 @@ def test_panas_total_clamped_and_item_rounded_not_clamped(tmp_path):
     assert clamped == [("$.postPanas.totalPositiveAffect", "80")]
 
 
-def test_panas_item_out_of_range_is_an_error(tmp_path):
+def test_panas_item_out_of_range_is_an_error(tmp_path, write_release):
     # items have no clamping rule (spec 4: rounded, not clamped): a 9 on the 1..7 scale is refused
     block = {"items": {"Proud": 9, "Upset": 2.4}}
     with pytest.raises(ReleaseError, match=r"\$\.postPanas\.items\.Proud: PANAS item out of "
                        r"range: expected 1\.\.7 \(got 9\)"):  # fmt: skip
-        load_one(tmp_path, conversation(postPanas=block))
+        load_one(write_release, tmp_path, conversation(postPanas=block))
 
 
-def test_four_branch_clamped_not_rounded(tmp_path):
+def test_four_branch_clamped_not_rounded(tmp_path, write_release):
     cw = {"fourBranchScores": {"perceiving": 7.5, "facilitating": 2.5, "understanding": -1}}
-    rel = load_one(tmp_path, conversation(conversationWideQuestions=cw))
+    rel = load_one(write_release, tmp_path, conversation(conversationWideQuestions=cw))
     got = rel.conversations[["fb_perceiving", "fb_facilitating", "fb_understanding", "fb_managing"]]
     assert got.values.tolist()[0][:3] == [7.0, 2.5, 1.0] and math.isnan(got.values[0][3])
     assert rules(rel)["four_branch_clamped"] == 2
 
 
-def test_survey_aliases(tmp_path):
+def test_survey_aliases(tmp_path, write_release):
     cw = {
         "Q1": ["Other", "To just listen or let me vent"],
         "Q2": "Implied or indirect",
         "Q3": "Mostly well-matched",
     }
-    rel = load_one(tmp_path, conversation(conversationWideQuestions=cw))
+    rel = load_one(write_release, tmp_path, conversation(conversationWideQuestions=cw))
     assert rel.conversations[["q2_emotion_clarity", "q3_model_fit"]].values.tolist() == [
         ["Implied or indirect", "Mostly well-matched"]
     ]  # fmt: skip
@@ -561,12 +546,15 @@ def test_survey_aliases(tmp_path):
     assert rules(rel)["alias_field"] == 3
 
 
-def test_emotion_labels_ground_truth_vs_prediction(tmp_path):
+def test_emotion_labels_ground_truth_vs_prediction(tmp_path, write_release):
     tags = [{"emotion": " Afraid", "intensity": 3}, {"emotion": "Neutral", "intensity": None}]
     pred = [{"emotion": " Afraid", "intensity": 3}, {"emotion": "Neutral", "intensity": 1},
             {"emotion": "guilty", "intensity": 2}]  # fmt: skip
     rel = load_one(
-        tmp_path, conversation(turns=[turn(tags=tags)]), run(turns=[run_turn(em_emotion_tags=pred)])
+        write_release,
+        tmp_path,
+        conversation(turns=[turn(tags=tags)]),
+        run(turns=[run_turn(em_emotion_tags=pred)]),
     )
     assert rel.emotion_tags[["position", "emotion", "known"]].values.tolist() == [
         [0, "afraid", True], [1, "neutral", False]
@@ -583,10 +571,10 @@ def test_emotion_labels_ground_truth_vs_prediction(tmp_path):
     ) == (4, 1, 1)
 
 
-def test_duplicate_question_last_kept(tmp_path):
+def test_duplicate_question_last_kept(tmp_path, write_release):
     bjs = [{"questionId": "B2", "observedBehavior": "yes"}, {"questionId": "B3", "observedBehavior": "no"},
            {"questionId": "B2", "observedBehavior": "no"}]  # fmt: skip
-    rel = load_one(tmp_path, conversation(turns=[turn(judgements=bjs)]))
+    rel = load_one(write_release, tmp_path, conversation(turns=[turn(judgements=bjs)]))
     assert rel.binary_judgements[["question_id", "observed"]].values.tolist() == [
         ["B3", "no"],
         ["B2", "no"],
@@ -594,15 +582,15 @@ def test_duplicate_question_last_kept(tmp_path):
     assert rules(rel)["duplicate_question"] == 1
 
 
-def test_ground_truth_turn_missing_from_run_is_skipped_and_counted(tmp_path):
+def test_ground_truth_turn_missing_from_run_is_skipped_and_counted(tmp_path, write_release):
     doc = conversation(turns=[turn(1), turn(2), turn(3)])
-    rel = load_one(tmp_path, doc, run(turns=[run_turn(2)]))
+    rel = load_one(write_release, tmp_path, doc, run(turns=[run_turn(2)]))
     assert rel.pred_turns["turn"].tolist() == [2]
     ev = rel.report.events
     assert ev.loc[ev["rule"] == "ground_truth_turn_not_in_run", "original"].tolist() == ["1", "3"]
 
 
-def test_participant_anonymous_and_shared(tmp_path):
+def test_participant_anonymous_and_shared(tmp_path, write_release):
     prof = {"participant_id": "P9", "traits": ["autism"], "age": "30"}
     convs = {"conversation_1.json": conversation("1", participant_profile=prof),
              "conversation_2.json": conversation("2", participant_profile=prof),
@@ -616,7 +604,7 @@ def test_participant_anonymous_and_shared(tmp_path):
     assert rules(rel) == {"participant_anonymous": 1}
 
 
-def test_participant_conflicting_profiles_first_kept(tmp_path):
+def test_participant_conflicting_profiles_first_kept(tmp_path, write_release):
     convs = {"conversation_1.json": conversation("1", participant_profile={"participant_id": "P", "traits": ["ADHD"]}),
              "conversation_2.json": conversation("2", participant_profile={"participant_id": "P", "traits": []})}  # fmt: skip
     rel = load_release(write_release(tmp_path, convs))
@@ -629,10 +617,11 @@ def test_participant_conflicting_profiles_first_kept(tmp_path):
     ]  # fmt: skip
 
 
-def test_delta_strategy_rebuilt_from_ground_truth_pre(tmp_path):
+def test_delta_strategy_rebuilt_from_ground_truth_pre(tmp_path, write_release):
     post = {"panas_strategy": "blind_delta", "predicted_post_panas": None,
             "predicted_panas_delta": {"totalPositiveAffect_change": -3, "totalNegativeAffect_change": 40}}  # fmt: skip
     rel = load_one(
+        write_release,
         tmp_path,
         conversation(prePanas={"totalPositiveAffect": 31, "totalNegativeAffect": 33}),
         run(post_conversation=post),
@@ -642,7 +631,7 @@ def test_delta_strategy_rebuilt_from_ground_truth_pre(tmp_path):
     assert rules(rel)["panas_rebuilt_from_delta"] == 2
 
 
-def test_mode_defaults(tmp_path):
+def test_mode_defaults(tmp_path, write_release):
     r1 = run("1")
     del r1["mode"]
     convs = {"conversation_1.json": conversation("1")}
@@ -659,7 +648,7 @@ def test_mode_defaults(tmp_path):
     ]
 
 
-def test_several_modes_per_predictor(tmp_path):
+def test_several_modes_per_predictor(tmp_path, write_release):
     convs = {"conversation_1.json": conversation("1")}
     runs = {"a": {"d.json": run("1", mode="default"), "v.json": run("1", mode="verbose")}}
     rel = load_release(write_release(tmp_path, convs, runs))
@@ -667,31 +656,31 @@ def test_several_modes_per_predictor(tmp_path):
     assert rel.predictors["n_runs"].tolist() == [2]
 
 
-def test_run_linked_by_source_file(tmp_path):
+def test_run_linked_by_source_file(tmp_path, write_release):
     r = run()
     del r["conversationId"]
     r["source_file"] = "conversation_1.json"
-    rel = load_one(tmp_path, conversation(), r)
+    rel = load_one(write_release, tmp_path, conversation(), r)
     assert rel.runs["conversation_id"].tolist() == ["1"]
     ev = rel.report.events
     [row] = ev[ev["rule"] == "run_id_from_source_file"].itertuples()
     assert (row.file, row.path) == ("runs/m/conversation_1.json", "$.source_file")
     # a run that has its conversationId records no such event
-    rel = load_one(tmp_path / "b", conversation(), run())
+    rel = load_one(write_release, tmp_path / "b", conversation(), run())
     assert "run_id_from_source_file" not in set(rel.report.events["rule"])
 
 
-def test_conversation_id_from_file_name(tmp_path):
+def test_conversation_id_from_file_name(tmp_path, write_release):
     doc = conversation()
     del doc["conversationId"]
     rel = load_release(write_release(tmp_path, {"conversation_42.json": doc}))
     assert rel.conversations["conversation_id"].tolist() == ["42"]
 
 
-def test_ignored_fields_are_counted(tmp_path):
+def test_ignored_fields_are_counted(tmp_path, write_release):
     t = run_turn(em_draft_judge_scores_by_model={"j": {"overall_score": 5}}, emotion_reasoning="x",
                  em_four_branch_scores={"perceiving": 3})  # fmt: skip
-    rel = load_one(tmp_path, conversation(), run(turns=[t]))
+    rel = load_one(write_release, tmp_path, conversation(), run(turns=[t]))
     ev = rel.report.events
     assert sorted(ev.loc[ev["rule"] == "ignored_field", "path"]) == [
         "$.turns[*].em_draft_judge_scores_by_model", "$.turns[*].em_four_branch_scores",
@@ -699,7 +688,7 @@ def test_ignored_fields_are_counted(tmp_path):
     ]  # fmt: skip
 
 
-def test_natural_conversation_order(tmp_path):
+def test_natural_conversation_order(tmp_path, write_release):
     convs = {f"conversation_{i}.json": conversation(str(i)) for i in (100, 9, 23)}
     rel = load_release(write_release(tmp_path, convs))
     assert rel.conversations["conversation_id"].tolist() == ["9", "23", "100"]
@@ -708,7 +697,7 @@ def test_natural_conversation_order(tmp_path):
 # --- subsets and layouts ---------------------------------------------------------------------------
 
 
-def test_subset_filters_conversations_and_runs(tmp_path):
+def test_subset_filters_conversations_and_runs(tmp_path, write_release):
     # Subsample20 lists 13, 36, 41, ...: 13 and 36 are kept, 5 is outside
     convs = {f"conversation_{i}.json": conversation(str(i)) for i in (5, 13, 36)}
     runs = {"m": {f"r{i}.json": run(str(i)) for i in (5, 13)}}
@@ -766,7 +755,7 @@ def problems_of(excinfo) -> list[str]:
     return [str(p) for p in excinfo.value.problems]
 
 
-def test_unreadable_json(tmp_path):
+def test_unreadable_json(tmp_path, write_release):
     root = write_release(tmp_path, {"conversation_1.json": conversation()})
     (root / "conversations" / "conversation_2.json").write_text(
         '{"conversationId": "2", "turns": ['
@@ -786,7 +775,7 @@ def test_unreadable_json(tmp_path):
      (conversation(turns=[turn(comparisons=[{"questionId": "general", "responseA": "original", "winner": "A"}])]),
       r"\$\.turns\[0\]\.annotations\.pairwiseComparisons\[0\]\.responseB: missing required field responseB")],
 )  # fmt: skip
-def test_missing_required_fields(tmp_path, doc, where):
+def test_missing_required_fields(tmp_path, doc, where, write_release):
     root = write_release(tmp_path, {"conversation_1.json": doc})
     with pytest.raises(ReleaseError, match=r"conversations/conversation_1\.json: " + where):
         load_release(root)
@@ -802,20 +791,20 @@ def test_missing_required_fields(tmp_path, doc, where):
                                              "respnseB": "draft", "winner": "A"}])]),
       r"responseB: missing required field responseB; the object has 'respnseB'")],
 )  # fmt: skip
-def test_a_missing_field_names_the_misspelt_key_beside_it(tmp_path, doc, where):
+def test_a_missing_field_names_the_misspelt_key_beside_it(tmp_path, doc, where, write_release):
     root = write_release(tmp_path, {"conversation_1.json": doc})
     with pytest.raises(ReleaseError, match=where):
         load_release(root)
 
 
-def test_run_without_link_to_ground_truth(tmp_path):
+def test_run_without_link_to_ground_truth(tmp_path, write_release):
     r = run()
     del r["conversationId"]
     with pytest.raises(
         ReleaseError,
         match=r"runs/m/conversation_1\.json: \$\.conversationId: missing required field",
     ):
-        load_one(tmp_path, conversation(), r)
+        load_one(write_release, tmp_path, conversation(), r)
 
 
 @pytest.mark.parametrize(
@@ -837,17 +826,17 @@ def test_run_without_link_to_ground_truth(tmp_path):
      (conversation(conversationId=17), r"\$\.conversationId: conversationId must be a non-empty string \(got 17\)"),
      ([1, 2], r"\$: conversation file must hold a JSON object, not array")],
 )  # fmt: skip
-def test_wrong_types(tmp_path, doc, where):
+def test_wrong_types(tmp_path, doc, where, write_release):
     root = write_release(tmp_path, {"conversation_1.json": doc})
     with pytest.raises(ReleaseError, match=r"conversations/conversation_1\.json: " + where):
         load_release(root)
 
 
-def test_wrong_types_in_runs(tmp_path):
+def test_wrong_types_in_runs(tmp_path, write_release):
     t = run_turn(em_binary_om_assessment=["B1"], em_pairwise_selections={"first": "A"},
                  em_draft_judge_scores={"helpfulness": "high"})  # fmt: skip
     with pytest.raises(ReleaseError) as info:
-        load_one(tmp_path, conversation(), run(turns=[t], api_cost="cheap"))
+        load_one(write_release, tmp_path, conversation(), run(turns=[t], api_cost="cheap"))
     assert problems_of(info) == [
         "runs/m/conversation_1.json: $.api_cost: must be a number or null, not string (got 'cheap')",
         "runs/m/conversation_1.json: $.turns[0].em_binary_om_assessment: must be an object or null, not array (got ['B1'])",
@@ -856,35 +845,35 @@ def test_wrong_types_in_runs(tmp_path):
     ]  # fmt: skip
 
 
-def test_duplicate_turn_numbers(tmp_path):
+def test_duplicate_turn_numbers(tmp_path, write_release):
     with pytest.raises(ReleaseError, match=re.escape(
         "conversations/conversation_1.json: $.turns[1].turnNumber: duplicate turn number (also at $.turns[0]) (got 1)"
     )):  # fmt: skip
-        load_one(tmp_path, conversation(turns=[turn(1), turn(1)]))
+        load_one(write_release, tmp_path, conversation(turns=[turn(1), turn(1)]))
 
 
-def test_duplicate_turn_numbers_in_run(tmp_path):
+def test_duplicate_turn_numbers_in_run(tmp_path, write_release):
     with pytest.raises(ReleaseError, match=re.escape(
         "runs/m/conversation_1.json: $.turns[1].turnNumber: duplicate turn number (also at $.turns[0]) (got 1)"
     )):  # fmt: skip
-        load_one(tmp_path, conversation(), run(turns=[run_turn(1), run_turn(1)]))
+        load_one(write_release, tmp_path, conversation(), run(turns=[run_turn(1), run_turn(1)]))
 
 
-def test_prediction_for_conversation_ground_truth_lacks(tmp_path):
+def test_prediction_for_conversation_ground_truth_lacks(tmp_path, write_release):
     with pytest.raises(ReleaseError, match=re.escape(
         "runs/m/conversation_1.json: $.conversationId: prediction for a conversation the ground truth lacks (got '99')"
     )):  # fmt: skip
-        load_one(tmp_path, conversation(), run("99"))
+        load_one(write_release, tmp_path, conversation(), run("99"))
 
 
-def test_prediction_for_turn_ground_truth_lacks(tmp_path):
+def test_prediction_for_turn_ground_truth_lacks(tmp_path, write_release):
     with pytest.raises(ReleaseError, match=re.escape(
         "runs/m/conversation_1.json: $.turns[1].turnNumber: prediction for turn 5, which conversation '1' of the ground truth lacks (got 5)"
     )):  # fmt: skip
-        load_one(tmp_path, conversation(), run(turns=[run_turn(1), run_turn(5)]))
+        load_one(write_release, tmp_path, conversation(), run(turns=[run_turn(1), run_turn(5)]))
 
 
-def test_predictor_with_no_files(tmp_path):
+def test_predictor_with_no_files(tmp_path, write_release):
     root = write_release(tmp_path, {"conversation_1.json": conversation()},
                          info={"predictors": {"ghost": {"kind": "human"}}})  # fmt: skip
     (root / "runs" / "empty").mkdir(parents=True)
@@ -912,7 +901,7 @@ def test_missing_directory(tmp_path):
         load_release(tmp_path / "nope")
 
 
-def test_duplicate_run_key(tmp_path):
+def test_duplicate_run_key(tmp_path, write_release):
     convs = {"conversation_1.json": conversation()}
     runs = {"m": {"a.json": run(), "b.json": run()}}
     with pytest.raises(ReleaseError, match=re.escape(
@@ -921,7 +910,7 @@ def test_duplicate_run_key(tmp_path):
         load_release(write_release(tmp_path, convs, runs))
 
 
-def test_duplicate_conversation_id(tmp_path):
+def test_duplicate_conversation_id(tmp_path, write_release):
     convs = {"conversation_1.json": conversation("1"), "conversation_2.json": conversation("1")}
     with pytest.raises(ReleaseError, match=re.escape(
         "conversations/conversation_2.json: $.conversationId: duplicate conversation id (also in conversations/conversation_1.json) (got '1')"
@@ -929,10 +918,10 @@ def test_duplicate_conversation_id(tmp_path):
         load_release(write_release(tmp_path, convs))
 
 
-def test_bad_release_json(tmp_path):
+def test_bad_release_json(tmp_path, write_release):
     info = {"format": "other/2", "simulated": "yes", "predictors": {"m": {"kind": "robot"}}}
     with pytest.raises(ReleaseError) as info_err:
-        load_one(tmp_path, conversation(), run(), info)
+        load_one(write_release, tmp_path, conversation(), run(), info)
     assert problems_of(info_err) == [
         "release.json: $.simulated: must be true or false (got 'yes')",
         "release.json: $.format: unknown format (expected 'attunestats-release/1') (got 'other/2')",
@@ -940,7 +929,7 @@ def test_bad_release_json(tmp_path):
     ]
 
 
-def test_unpaired_surrogate_is_a_release_error(tmp_path):
+def test_unpaired_surrogate_is_a_release_error(tmp_path, write_release):
     root = write_release(tmp_path, {"conversation_1.json": conversation()})
     (root / "conversations" / "conversation_1.json").write_text(
         '{"conversationId": "1", "turns": [{"turnNumber": 1, "userMessage": "bad \\ud800 text"}]}'
@@ -959,7 +948,7 @@ def test_unpaired_surrogate_is_a_release_error(tmp_path):
         release_from_documents(docs)
 
 
-def test_every_problem_reported_at_once(tmp_path):
+def test_every_problem_reported_at_once(tmp_path, write_release):
     convs = {
         "conversation_1.json": conversation(
             turns=[turn(1), turn(1), turn(2, tags=[{"emotion": 3}])]
@@ -980,7 +969,7 @@ def test_every_problem_reported_at_once(tmp_path):
     assert str(info.value).startswith("5 problems in release:")
 
 
-def test_validate_release_lists_problems(tmp_path, release_small_path):
+def test_validate_release_lists_problems(tmp_path, release_small_path, write_release):
     assert validate_release(release_small_path) == []
     root = write_release(tmp_path, {"conversation_1.json": conversation(turns=[turn(1), turn(1)])})
     problems = validate_release(root)
@@ -991,7 +980,7 @@ def test_validate_release_lists_problems(tmp_path, release_small_path):
     assert len(bad) == 1 and "subset='Nope'" in bad[0].message
 
 
-def test_cli_validate_exit_codes(tmp_path, capsys, release_small_path):
+def test_cli_validate_exit_codes(tmp_path, capsys, release_small_path, write_release):
     from attunestats import cli
 
     assert cli.main(["validate", str(release_small_path)]) == 0
@@ -1011,7 +1000,7 @@ def test_input_files_never_modified(tmp_path, release_small_path):
     assert {p: p.stat().st_mtime_ns for p in before} == mtimes
 
 
-def test_runs_and_conversations_come_in_key_order_whatever_the_file_order(tmp_path):
+def test_runs_and_conversations_come_in_key_order_whatever_the_file_order(tmp_path, write_release):
     # files are read one at a time in name order ("conversation_10" before "conversation_2",
     # "a.json" before "c.json"); the tables are in natural id and (predictor, mode, id) order,
     # each run's rows with its own file's values

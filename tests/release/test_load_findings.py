@@ -11,7 +11,6 @@ import warnings
 from pathlib import Path
 
 import pytest
-from test_load import write_release  # the hand-written release writer of the load tests
 
 from attunestats.constants import PANAS_ITEMS, PANAS_NEGATIVE
 from attunestats.errors import ReleaseError
@@ -48,7 +47,7 @@ GT1 = "conversations/conversation_1.json"
 RUN1 = "runs/m/conversation_1.json"
 
 
-def test_partial_panas_block_warns_and_the_total_sums_the_items_given(tmp_path):
+def test_partial_panas_block_warns_and_the_total_sums_the_items_given(tmp_path, write_release):
     items = {item: 3 for item in PANAS_ITEMS if item != "Hostile"}
     rel = _load(write_release(tmp_path, {"conversation_1.json": _conv(postPanas={"items": items})}))
     assert _warned(rel, "panas_items_missing") == [
@@ -68,7 +67,7 @@ def test_partial_panas_block_warns_and_the_total_sums_the_items_given(tmp_path):
     assert not _warned(quiet, "panas_items_missing") and not _warned(quiet, "panas_total_partial")
 
 
-def test_partial_predicted_panas_warns_in_the_run_file(tmp_path):
+def test_partial_predicted_panas_warns_in_the_run_file(tmp_path, write_release):
     items = {item: 4 for item in PANAS_ITEMS[:19]}
     post = {"panas_strategy": "blind", "predicted_post_panas": {"items": items}}
     rel = _load(write_release(tmp_path, {"conversation_1.json": _conv()},
@@ -78,7 +77,7 @@ def test_partial_predicted_panas_warns_in_the_run_file(tmp_path):
     assert PANAS_ITEMS[19] in message
 
 
-def test_unknown_ground_truth_question_ids_warn_with_a_suggestion(tmp_path):
+def test_unknown_ground_truth_question_ids_warn_with_a_suggestion(tmp_path, write_release):
     judgements = [{"questionId": "b1", "observedBehavior": "yes"},
                   {"questionId": "B1", "observedBehavior": "no"}]  # fmt: skip
     turns = [_turn(judgements=judgements, selected=["PW99"])]
@@ -90,7 +89,7 @@ def test_unknown_ground_truth_question_ids_warn_with_a_suggestion(tmp_path):
     assert "$.turns[0].annotations.binaryJudgements[1].questionId" not in found
 
 
-def test_an_emotion_tagged_twice_in_a_turn_warns(tmp_path):
+def test_an_emotion_tagged_twice_in_a_turn_warns(tmp_path, write_release):
     tag = {"emotion": "Upset", "intensity": 4}
     turns = [_turn(tags=[tag, {"emotion": "upset ", "intensity": 5}])]
     pred = [{"turnNumber": 1, "em_emotion_tags": [tag, {"emotion": "Nervous"}, tag]}]
@@ -101,7 +100,7 @@ def test_an_emotion_tagged_twice_in_a_turn_warns(tmp_path):
     ]  # fmt: skip
 
 
-def test_judge_scores_written_as_strings_are_read_as_numbers(tmp_path):
+def test_judge_scores_written_as_strings_are_read_as_numbers(tmp_path, write_release):
     # the format doc: "the numbers of this table may also be written as strings"
     pred = [{"turnNumber": 1, "em_draft_judge_scores": {"overall_score": "3", "helpfulness": 5.5,
                                                         "tone_match": " 6.0 "}}]  # fmt: skip
@@ -116,7 +115,7 @@ def test_judge_scores_written_as_strings_are_read_as_numbers(tmp_path):
                             {"m": {"conversation_1.json": _run(turns=bad)}}))  # fmt: skip
 
 
-def test_a_profile_conflict_names_the_file_whose_profile_is_kept(tmp_path):
+def test_a_profile_conflict_names_the_file_whose_profile_is_kept(tmp_path, write_release):
     convs = {"conversation_1.json": _conv(participant_profile={"participant_id": "P", "traits": []}),
              "conversation_2.json": _conv("2", participant_profile={"participant_id": "P",
                                                                    "traits": ["ADHD"]})}  # fmt: skip
@@ -126,7 +125,7 @@ def test_a_profile_conflict_names_the_file_whose_profile_is_kept(tmp_path):
     assert GT1 in message and "which are kept" in message
 
 
-def test_a_missing_conversation_id_says_it_comes_from_the_file_name(tmp_path):
+def test_a_missing_conversation_id_says_it_comes_from_the_file_name(tmp_path, write_release):
     doc = _conv("7")
     del doc["conversationId"]
     rel = _load(write_release(tmp_path, {"conversation_7.json": doc}))
@@ -136,7 +135,7 @@ def test_a_missing_conversation_id_says_it_comes_from_the_file_name(tmp_path):
     assert rel.conversations["conversation_id"].tolist() == ["7"]
 
 
-def test_release_json_defaults_that_change_results_are_warned(tmp_path):
+def test_release_json_defaults_that_change_results_are_warned(tmp_path, write_release):
     runs = {"m": {"conversation_1.json": _run()}, "h": {"conversation_1.json": _run()}}
     convs = {"conversation_1.json": _conv()}
     info = {"format": "attunestats-release/1", "predictors": {"h": {"display_name": "H"}}}
@@ -156,7 +155,7 @@ def test_release_json_defaults_that_change_results_are_warned(tmp_path):
     assert not _warned(_load(write_release(tmp_path / "d", convs, runs)), "info_default")
 
 
-def test_selections_for_comparisons_the_turn_lacks_are_warned(tmp_path):
+def test_selections_for_comparisons_the_turn_lacks_are_warned(tmp_path, write_release):
     pw = {"questionId": "PW3", "responseA": "original", "responseB": "human", "winner": "A"}
     turns = [_turn(comparisons=[pw])]
     pred = [{"turnNumber": 1, "em_pairwise_selections": {"0": "A", "9": "B"},
@@ -170,7 +169,9 @@ def test_selections_for_comparisons_the_turn_lacks_are_warned(tmp_path):
         '$.turns[0].em_pairwise_selections["9"]', '$.turns[0].pairwise_assignment["7"]']  # fmt: skip
 
 
-def test_a_model_without_a_run_for_a_conversation_is_warned_a_human_rater_is_not(tmp_path):
+def test_a_model_without_a_run_for_a_conversation_is_warned_a_human_rater_is_not(
+    tmp_path, write_release
+):
     convs = {"conversation_1.json": _conv(), "conversation_2.json": _conv("2")}
     runs = {"m": {"conversation_1.json": _run()}, "h": {"conversation_2.json": _run("2")},
             "full": {"conversation_1.json": _run(), "conversation_2.json": _run("2")}}  # fmt: skip
@@ -181,7 +182,7 @@ def test_a_model_without_a_run_for_a_conversation_is_warned_a_human_rater_is_not
     assert file == "runs/m" and "no run for 1 of 2" in message and "(2)" in message
 
 
-def test_a_run_for_a_skipped_ground_truth_file_names_the_skipped_file(tmp_path):
+def test_a_run_for_a_skipped_ground_truth_file_names_the_skipped_file(tmp_path, write_release):
     root = write_release(tmp_path, {"conversation_1.json": _conv(), "conversation_2.json": _conv("2")},
                   {"m": {"conversation_1.json": _run(), "conversation_2.json": _run("2")}})  # fmt: skip
     (root / "conversations" / "conversation_2.json").rename(
@@ -196,7 +197,7 @@ def test_a_run_for_a_skipped_ground_truth_file_names_the_skipped_file(tmp_path):
     )
 
 
-def test_one_message_per_defect_but_every_field_named(tmp_path):
+def test_one_message_per_defect_but_every_field_named(tmp_path, write_release):
     # the loader and the schema both see a run without conversationId (at $.conversationId and
     # at $): reported once; the same message about two different fields: both kept
     doc = _run(turns=[{"turnNumber": 1, "em_draft_judge_scores": {"overall_score": "high"}},
@@ -217,7 +218,9 @@ def test_one_message_per_defect_but_every_field_named(tmp_path):
     ]
 
 
-def test_selections_for_a_turn_without_comparisons_name_the_ground_truth_field(tmp_path):
+def test_selections_for_a_turn_without_comparisons_name_the_ground_truth_field(
+    tmp_path, write_release
+):
     pred = [{"turnNumber": 1, "em_pairwise_selections": {"0": "A"}}]
     rel = _load(write_release(tmp_path, {"conversation_1.json": _conv(turns=[_turn()])},
                        {"m": {"conversation_1.json": _run(turns=pred)}}))  # fmt: skip
@@ -227,7 +230,9 @@ def test_selections_for_a_turn_without_comparisons_name_the_ground_truth_field(t
     assert "pairwiseComparisons" in message
 
 
-def test_a_null_or_blank_judge_score_warns_and_the_turn_averages_the_others(tmp_path):
+def test_a_null_or_blank_judge_score_warns_and_the_turn_averages_the_others(
+    tmp_path, write_release
+):
     # the turn's draft judge score is the mean of the four judge scores given (metrics page);
     # a null one silently moved it before: now each null or blank score is a warning at its path
     scores = {"overall_score": None, "emotional_appropriateness": 7, "helpfulness": " ",
