@@ -33,6 +33,7 @@ _LAZY = {
     "metric_names": "attunestats.metrics.registry",
     "register_metric": "attunestats.metrics.registry",
     "convention_sensitivity": "attunestats.metrics.sensitivity",
+    "ConventionSensitivity": "attunestats.metrics.sensitivity",
     "write_scores": "attunestats.metrics.score",
     "bootstrap_scores": "attunestats.inference.bootstrap",
     "infer_scores": "attunestats.inference.participants",

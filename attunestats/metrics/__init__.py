@@ -28,10 +28,11 @@ from attunestats.metrics.registry import (
     unregister_metric,
 )
 from attunestats.metrics.score import Scores, score, summary_dict, write_scores
-from attunestats.metrics.sensitivity import convention_sensitivity
+from attunestats.metrics.sensitivity import ConventionSensitivity, convention_sensitivity
 
 __all__ = [
     "CONVENTIONS",
+    "ConventionSensitivity",
     "MAIN_METRICS",
     "METRICS",
     "PILLAR_METRICS",

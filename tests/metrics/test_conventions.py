@@ -79,7 +79,7 @@ def test_sensitivity_table_by_hand():
     turns = [{"gt_tags": [("inspired", 4.0), ("interested", 4.0)],
               "pred_tags": [("strong", 4.0), ("guilty", 4.0)]}]  # fmt: skip
     rel = tiny_release(turns)
-    t = convention_sensitivity(rel)
+    t = convention_sensitivity(rel).table
     assert list(t.columns) == ["predictor", "mode", "convention", "alternative",
                                "composite_default", "composite_alternative", "difference"]  # fmt: skip
     assert len(t) == len(SPEC_TABLE)  # one predictor x mode
@@ -99,7 +99,7 @@ def test_sensitivity_table_by_hand():
 
 def test_sensitivity_on_an_edge_case_release_matches_rescoring():
     rel = random_release(4)
-    t = convention_sensitivity(rel)
+    t = convention_sensitivity(rel).table
     base = score(rel).predictor
     base = base[base["metric"] == "composite_score"].set_index(["predictor", "mode"])["value"]
     alt = score(rel, options=ScoringOptions(pairwise_none_vs_missing="right")).predictor
@@ -108,6 +108,30 @@ def test_sensitivity_on_an_edge_case_release_matches_rescoring():
     np.testing.assert_allclose(sub["difference"], (alt - base).loc[sub.index], atol=1e-12)
     assert (sub["difference"] >= 0).all()  # counting more comparisons right never lowers it
     assert len(t) == base.size * len(SPEC_TABLE)
+
+
+def test_sensitivity_is_a_result_with_frame_summary_and_repr():
+    rel = random_release(4)
+    sens = convention_sensitivity(rel)
+    frame = sens.to_frame()
+    assert list(frame.columns) == [*sens.table.columns, "simulated"] and len(frame) == len(
+        sens.table
+    )
+    # largest(): per alternative, the max |difference| over predictors, recomputed by hand
+    worst = sens.largest()
+    for _, row in worst.iterrows():
+        sub = sens.table[(sens.table["convention"] == row["convention"])
+                         & (sens.table["alternative"] == row["alternative"])]  # fmt: skip
+        assert row["max_abs_difference"] == pytest.approx(sub["difference"].abs().max())
+        if row["max_abs_difference"] == 0:
+            assert row["predictor"] == ""  # nothing moved: no predictor to name
+            continue
+        hit = sub[(sub["predictor"] == row["predictor"]) & (sub["mode"] == row["mode"])]
+        assert abs(hit["difference"].iloc[0]) == pytest.approx(row["max_abs_difference"])
+    assert len(worst) == len(SPEC_TABLE)
+    text = str(sens.summary())
+    assert "scoring conventions" in text and "Estimand" in text and "composite" in text
+    assert repr(sens).startswith("<ConventionSensitivity:") and "\n" not in repr(sens)
 
 
 # --------------------------------------------------------------------------------------------

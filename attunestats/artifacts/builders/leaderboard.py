@@ -123,4 +123,4 @@ def convention_sensitivity(ctx: ArtefactContext) -> Built:
     sens = ctx.memo(("convention_sensitivity", ctx.release.checksum),
                     lambda: sensitivity(ctx.release))  # fmt: skip
     caption = "Change in each composite when one scoring convention is switched"
-    return ctx.built(ctx.table("02_convention_sensitivity", sens, caption))
+    return ctx.built(ctx.table("02_convention_sensitivity", sens.table, caption))
