@@ -259,10 +259,18 @@ class _Loader:
         value = obj.get(key)
         if type(value) is int or type(value) is float:
             return self.number(obj, key, path)
-        out = self.normalized(nz.judge_score, value, (path, key))
-        if out is None and key in obj:  # given, but null or blank: the turn's mean omits it
-            self.event((path, key), "judge_score_null", value, None)
-        return math.nan if out is None else out
+        try:
+            norm = nz.judge_score(value)
+        except nz.NormalizationError as exc:
+            self.problem((path, key), str(exc), value)
+            return math.nan
+        rules = norm.rules
+        if norm.value is None and key in obj:  # given, but null or blank: the turn's mean omits it
+            # one event per value: the warning says what blank_value would (read as missing)
+            rules = (*(r for r in rules if r != "blank_value"), "judge_score_null")
+        if rules:
+            self.events((path, key), rules, value, norm.value)
+        return math.nan if norm.value is None else norm.value
 
     def string_list(self, value: Any, path: JPath) -> list[str]:
         out = []

@@ -243,6 +243,10 @@ def test_a_null_or_blank_judge_score_warns_and_the_turn_averages_the_others(
     base = "$.turns[0].em_draft_judge_scores"
     assert [(f, p) for f, p, _ in _warned(rel, "judge_score_null")] == [
         (RUN1, f"{base}.overall_score"), (RUN1, f"{base}.helpfulness")]  # fmt: skip
+    # one event per value: the blank string is not also a "blank_value" event at the same path
+    events = rel.report.events
+    at_blank = events[(events["file"] == RUN1) & (events["path"] == f"{base}.helpfulness")]
+    assert at_blank["rule"].tolist() == ["judge_score_null"]
     import attunestats as at
 
     turn = at.score(rel).turn
