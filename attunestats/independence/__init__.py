@@ -71,6 +71,7 @@ from attunestats.independence.latent import (
 from attunestats.independence.reliability import (
     NoiseCorrectedResult,
     ReliabilityResult,
+    constant_metrics,
     noise_corrected_correlations,
     noise_covariance,
     reliability,
@@ -112,6 +113,7 @@ __all__ = [
     "SimulatedValues",
     "capability_independence",
     "capability_matrix",
+    "constant_metrics",
     "independence_power",
     "latent_correlations",
     "metric_concordance",

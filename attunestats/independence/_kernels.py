@@ -133,6 +133,25 @@ def sym_power(matrix: np.ndarray, power: float, *, rtol: float = 1e-10) -> np.nd
     return (vectors * scaled) @ vectors.T
 
 
+def constant_metrics(estimate: np.ndarray, *, rtol: float = 1e-9) -> np.ndarray:
+    """Metrics on which every model has the same estimate (up to rounding): (K,) bool.
+
+    Their between-model variance is 0 in exact arithmetic; computed, it is rounding noise (for
+    example ``1e-33``) whose ratio to an equally tiny noise variance would give any reliability.
+    A metric counts as constant when its range across models is at most ``rtol`` times its
+    largest magnitude (at least 1).
+
+    Examples
+    --------
+    >>> est = np.array([[0.1, 0.7], [0.5, 0.7 + 1e-15], [0.9, 0.7]])  # 3 models x 2 metrics
+    >>> constant_metrics(est).tolist()
+    [False, True]
+    """
+    est = np.asarray(estimate, dtype=float)
+    scale = np.maximum(np.nanmax(np.abs(est), axis=0, initial=0.0), 1.0)
+    return np.ptp(est, axis=0) <= rtol * scale
+
+
 def corr_from_cov(cov: np.ndarray) -> np.ndarray:
     """Correlations from covariance matrices (..., K, K), extended honestly past the bounds.
 

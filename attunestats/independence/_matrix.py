@@ -14,6 +14,7 @@ import pandas as pd
 from attunestats._rng import RNGLike
 from attunestats.constants import SIMULATED_LABEL
 from attunestats.errors import AttunestatsWarning, NotApplicable, warn
+from attunestats.independence._kernels import constant_metrics
 from attunestats.inference.bootstrap import (
     METHODS,
     ResamplingPlan,
@@ -392,7 +393,7 @@ def capability_matrix(
         rng=rng,
         simulated=bool(getattr(scores, "simulated", False)),
     )
-    flat = [m for m, spread in zip(names, np.ptp(matrix.estimate, axis=0)) if not spread > 0]
+    flat = [m for m, const in zip(names, constant_metrics(matrix.estimate)) if const]
     if not flat:
         return matrix
     why = (

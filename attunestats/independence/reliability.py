@@ -12,6 +12,7 @@ from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng, seed_record
 from attunestats.errors import NotApplicable
 from attunestats.independence._kernels import (
+    constant_metrics,
     corr_from_cov,
     pair_indices,
     pearson_matrix,
@@ -94,6 +95,8 @@ class ReliabilityResult(ResultMixin):
         true-score variance, from the bootstrap noise) with ``ci_low``/``ci_high`` (noncentral F,
         as :func:`attunestats.inference.compare.discrimination_interval`: ``rel = D / (1 + D)``),
         ``between_variance`` ``S_kk``, ``noise_variance`` ``N_kk``, ``n_models``, ``n_splits``.
+        A metric every model scores the same (up to rounding, :func:`constant_metrics`) ranks
+        no models: its reliabilities are NaN and its variances 0.
     """
 
     _title = "Reliability of each metric's ranking of predictors"
@@ -188,9 +191,13 @@ def reliability(
 
     S = np.diag(between_covariance(data.estimate))
     N = np.diag(noise_covariance(data.bootstrap_distribution))
+    constant = constant_metrics(data.estimate)
+    S, N = np.where(constant, 0.0, S), np.where(constant, 0.0, N)
     with np.errstate(invalid="ignore", divide="ignore"):
-        rel = 1.0 - N / S
+        rel = np.where(constant, np.nan, 1.0 - N / S)
         sni = S / N
+        mean_p = np.where(constant, np.nan, mean_p)
+        mean_s = np.where(constant, np.nan, mean_s)
     df_noise = data.n_units - 1
     low = np.full(K, np.nan)
     high = np.full(K, np.nan)
@@ -243,7 +250,8 @@ class NoiseCorrectedResult(ResultMixin):
         (correlation of the two metrics' noise within a model), ``corrected_raw``
         (``(S - N)_ab / sqrt((S - N)_aa (S - N)_bb)``; may pass +-1, or be +-inf/NaN when a
         true-score variance estimate is <= 0), ``corrected`` (clamped to [-1, 1]), ``flag``
-        (``"ok"``, ``"clamped"`` or ``"undefined"``), ``ci_low``/``ci_high`` (population of
+        (``"ok"``, ``"clamped"`` or ``"undefined"``: also every pair with a metric every model
+        scores the same, :func:`constant_metrics`), ``ci_low``/``ci_high`` (population of
         models: conversation noise plus model sampling), ``sample_ci_low``/``sample_ci_high``
         (these models: conversation noise only), ``share_undefined`` (share of resamples in which
         a true-score variance was <= 0) and the settings.
@@ -353,6 +361,11 @@ def noise_corrected_correlations(
     ia, ib = pair_indices(K)
     S = between_covariance(est)
     N = noise_covariance(data.bootstrap_distribution)
+    # a metric every model scores the same has no between-model variance: its rounding noise
+    # must not pass for a true-score variance (its correlations are undefined, not "ok")
+    constant = constant_metrics(est)
+    S[constant, :] = S[:, constant] = 0.0
+    N[constant, :] = N[:, constant] = 0.0
     T = S - N
     raw = corr_from_cov(T)[ia, ib]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -369,6 +382,7 @@ def noise_corrected_correlations(
     world_c = world - world.mean(axis=1, keepdims=True)
     S_b = np.einsum("bmk,bml->bkl", world_c, world_c) / (M - 1)
     r_b = corr_from_cov(S_b - N)[:, ia, ib]  # (B, pairs), may hold +-inf / nan
+    r_b[:, constant[ia] | constant[ib]] = np.nan
     undefined = ~np.isfinite(r_b)
     sample_draws = np.clip(r_b, -1.0, 1.0)
     s_low, s_high = _quantiles(sample_draws, level)

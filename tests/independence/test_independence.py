@@ -387,6 +387,32 @@ def test_undefined_corrected_correlation_is_flagged_not_hidden():
     assert verdict == "too noisy to tell"
 
 
+def test_a_metric_constant_up_to_rounding_has_no_reliability_and_no_correlations():
+    """Models that differ on a metric only in the 15th digit (rounding of equal scores) do not
+    rank the models: its reliability and its corrected correlations are undefined. Before, the
+    rounding differences (between-model variance 1e-29 against noise 3e-32) read as a
+    reliability of 0.997 and a correlation of 0.98-1.00 with a metric that truly varies."""
+    from attunestats.independence import reliability
+
+    rng = np.random.default_rng(41)
+    values = rng.normal(size=(40, 11, 3))
+    values[:, :, 0] += np.linspace(-2, 2, 11)
+    values[:, :, 2] += np.linspace(2, -2, 11)
+    values[:, :, 1] = 0.7 + 1e-15 * (np.arange(11) + rng.integers(0, 3, size=(40, 11)))
+    mm = metric_matrix(values, n_resamples=300, rng=1)
+    assert 0 < np.ptp(mm.estimate[:, 1]) < 1e-13  # only rounding-level differences
+    rel = reliability(mm, n_splits=100, rng=1).table
+    assert rel["reliability"].isna().tolist() == [False, True, False]
+    assert rel[["ci_low", "ci_high", "split_half_pearson"]].iloc[1].isna().all()
+    assert (rel["reliability"].iloc[[0, 2]] > 0.95).all()  # the real metrics are untouched
+    pairs = noise_corrected_correlations(mm, rng=1).pairs
+    assert pairs["flag"].tolist() == ["undefined", "clamped", "undefined"]
+    assert pairs["corrected"].iloc[[0, 2]].isna().all()
+    assert (pairs["share_undefined"].iloc[[0, 2]] == 1.0).all()
+    assert pairs[["ci_low", "ci_high"]].iloc[[0, 2]].isna().all().all()
+    assert pairs["ci_high"].iloc[1] < -0.9  # metrics 0 and 2: opposed, still estimated
+
+
 # --------------------------------------------------------------------------------------------
 # structure: W and PCA
 # --------------------------------------------------------------------------------------------
