@@ -55,7 +55,8 @@ ESTIMAND = (
 UNDEFINED_NOTE = (
     "estimate 'undefined': a capability's true-score variance across the models is estimated "
     "<= 0 (its differences between models are within noise), so the correlation has no value; "
-    "the interval is that of the resamples, clamped to [-1, 1]"
+    "the interval is that of the resamples, clamped to [-1, 1] (none when every model scores "
+    "that capability the same)"
 )
 
 
