@@ -31,6 +31,7 @@ def claim_d(
     tune: int = 1000,
     chains: int = 4,
     accept_failed_diagnostics: bool = False,
+    retries: int = 1,
     n_resamples: int | None = None,
     confidence_level: float = 0.95,
     rng: RNGLike = None,
@@ -51,13 +52,17 @@ def claim_d(
     else inconclusive. "Nearly every" = at least 80% of the models by default (our reading; the
     paper gives no number). With about 4 conversations per topic, a topic has to be much harder
     than the rest to be shown hardest: inconclusive is a frequent, honest verdict. A fit that fails
-    the diagnostics gate gives "inconclusive" unless ``accept_failed_diagnostics=True``.
+    the diagnostics gate gives "inconclusive" unless ``accept_failed_diagnostics=True``; before
+    that, a fit that fails is refitted ``retries`` times (default once, as ``reproduce`` does)
+    with twice the tuning steps and draws (:func:`attunestats.hierarchical.fit`; the details'
+    ``attempts`` column counts the fits).
 
     ``parameterization`` is passed to the model constructor (``"auto"``: see
     :mod:`attunestats.hierarchical.model`; when topics barely differ, ``sigma_topic`` near 0,
     the centred topic level mixes badly and ``{"topic": "noncentred"}`` passes the gate).
     ``fit`` reuses a :class:`~attunestats.hierarchical.FitResult` of such a model (then
-    ``outcome``, ``parameterization``, ``draws``, ``tune`` and ``chains`` are not used; only its
+    ``outcome``, ``parameterization``, ``draws``, ``tune``, ``chains`` and ``retries`` are not
+    used; only its
     evaluated models count, human raters in it are left out of the share). ``n_resamples`` is
     accepted for the audit's uniform call and not used (no resampling).
     """
@@ -87,7 +92,8 @@ def claim_d(
     if not m.has_topic_effect:
         raise ValueError("the model has no topic effects (a single topic)")
     if fit is None:
-        fit = H.fit(m, draws=draws, tune=tune, chains=chains, rng=rng, progress_bar=False)
+        fit = H.fit(m, draws=draws, tune=tune, chains=chains, rng=rng, progress_bar=False,
+                    retries=retries)  # fmt: skip
     common = dict(statement=CLAIMS["d"], confidence_level=confidence_level,
                   simulated=_simulated(scores), seed=seed_record(rng),
                   estimand="posterior share of these models whose hardest topic is the topic")  # fmt: skip
