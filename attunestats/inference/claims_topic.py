@@ -102,6 +102,10 @@ def claim_d(
     rule = (f"supported if P(share of models >= {nearly_every:g}) >= {confidence_level:g}; "
             f"contradicted if P(share < 0.5) >= {confidence_level:g}; fits failing the diagnostics "
             "gate are inconclusive")  # fmt: skip
+    if fit.earlier_attempts:  # the reader sees that the first fit failed the gate
+        method += (f"; fit {1 + len(fit.earlier_attempts)} of this model (the earlier "
+                   f"{'one' if len(fit.earlier_attempts) == 1 else 'ones'} failed the "
+                   "diagnostics gate, each refit with twice the tuning and draws)")  # fmt: skip
     if not fit.passed and accept_failed_diagnostics:
         method += f"; DIAGNOSTICS FAILED, reported on request ({len(fit.failures)} failures)"
     if not fit.passed and not accept_failed_diagnostics:

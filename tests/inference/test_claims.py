@@ -343,6 +343,7 @@ def test_claim_d_refuses_a_failed_fit_and_says_why(paper_scores):
     assert res.verdict == "inconclusive" and "diagnostics gate" in res.rule
     assert "bulk ESS" in res.rule and not res.details["passed"].iloc[0]
     assert res.details["attempts"].iloc[0] == 2  # refitted once with longer chains, as reproduce
+    assert "fit 2 of this model" in res.method
     with pytest.raises(ValueError, match="nearly_every"):
         claim_d(paper_scores, nearly_every=0.0)
     with pytest.raises(ValueError, match="not in the release"):
