@@ -62,9 +62,8 @@ def claim_d(
     the centred topic level mixes badly and ``{"topic": "noncentred"}`` passes the gate).
     ``fit`` reuses a :class:`~attunestats.hierarchical.FitResult` of such a model (then
     ``outcome``, ``parameterization``, ``draws``, ``tune``, ``chains`` and ``retries`` are not
-    used; only its
-    evaluated models count, human raters in it are left out of the share). ``n_resamples`` is
-    accepted for the audit's uniform call and not used (no resampling).
+    used; only its evaluated models count, human raters in it are left out of the share).
+    ``n_resamples`` is accepted for the audit's uniform call and not used (no resampling).
     """
     from attunestats import hierarchical as H
     from attunestats.hierarchical.summaries import draws as posterior_draws
