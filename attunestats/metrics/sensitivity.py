@@ -13,9 +13,6 @@ from attunestats.constants import SIMULATED_LABEL
 from attunestats.metrics.conventions import ScoringOptions, round_display
 from attunestats.metrics.score import score
 
-COLUMNS = ("predictor", "mode", "convention", "alternative", "composite_default",
-           "composite_alternative", "difference")  # fmt: skip
-
 
 @dataclass(frozen=True, repr=False)
 class ConventionSensitivity(ResultMixin):
@@ -24,7 +21,8 @@ class ConventionSensitivity(ResultMixin):
     Attributes
     ----------
     table : pandas.DataFrame
-        :data:`COLUMNS`: one row per predictor x mode x alternative, in convention order;
+        ``predictor, mode, convention, alternative, composite_default, composite_alternative,
+        difference``: one row per predictor x mode x alternative, in convention order;
         ``difference`` is the alternative's composite minus the default's (composite points,
         0-100). ``table.attrs["scoring_options"]`` holds the reference conventions.
     scoring_options : dict
@@ -152,5 +150,5 @@ def convention_sensitivity(release: Any, *,
     for col in ("predictor", "mode", "convention", "alternative"):
         out[col] = out[col].astype("str")
     out.attrs["scoring_options"] = base.to_dict()
-    simulated = bool((getattr(release, "info", {}) or {}).get("simulated", False))
-    return ConventionSensitivity(table=out, scoring_options=base.to_dict(), simulated=simulated)
+    return ConventionSensitivity(table=out, scoring_options=base.to_dict(),
+                                 simulated=bool(getattr(release, "simulated", False)))  # fmt: skip

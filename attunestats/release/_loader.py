@@ -199,15 +199,23 @@ class _Loader:
         for rule in rules:
             self.ev.append((self.file, path, rule, original, result))
 
-    def normalized(self, fn: Any, raw: Any, path: JPath, *args: Any, **kw: Any) -> Any:
-        """Apply a normalize.* rule, recording its events, or a problem (then return None)."""
+    def normalized(self, fn: Any, raw: Any, path: JPath, *args: Any,
+                   missing_rule: str | None = None, **kw: Any) -> Any:  # fmt: skip
+        """Apply a normalize.* rule, recording its events, or a problem (then return None).
+
+        ``missing_rule``: the event recorded when the value reads as missing (null or blank), in
+        place of ``blank_value`` (one event per value).
+        """
         try:
             norm = fn(raw, *args, **kw)
         except nz.NormalizationError as exc:
             self.problem(path, str(exc), raw)
             return None
-        if norm.rules:
-            self.events(path, norm.rules, raw, norm.value)
+        rules = norm.rules
+        if missing_rule is not None and norm.value is None:
+            rules = (*(r for r in rules if r != "blank_value"), missing_rule)
+        if rules:
+            self.events(path, rules, raw, norm.value)
         return norm.value
 
     # -- typed accessors ------------------------------------------------------------------------
@@ -259,18 +267,10 @@ class _Loader:
         value = obj.get(key)
         if type(value) is int or type(value) is float:
             return self.number(obj, key, path)
-        try:
-            norm = nz.judge_score(value)
-        except nz.NormalizationError as exc:
-            self.problem((path, key), str(exc), value)
-            return math.nan
-        rules = norm.rules
-        if norm.value is None and key in obj:  # given, but null or blank: the turn's mean omits it
-            # one event per value: the warning says what blank_value would (read as missing)
-            rules = (*(r for r in rules if r != "blank_value"), "judge_score_null")
-        if rules:
-            self.events((path, key), rules, value, norm.value)
-        return math.nan if norm.value is None else norm.value
+        # given, but null or blank: the turn's mean omits it (a warning, not only blank_value)
+        out = self.normalized(nz.judge_score, value, (path, key),
+                              missing_rule="judge_score_null" if key in obj else None)  # fmt: skip
+        return math.nan if out is None else out
 
     def string_list(self, value: Any, path: JPath) -> list[str]:
         out = []
