@@ -521,6 +521,7 @@ def humans_vs_models(
         participant_family,
         standardized_effect,
     )
+    from attunestats.inference.participants import _nan_matmul
     from attunestats.metrics.composite import composite_points_per_unit
     from attunestats.metrics.registry import METRICS
 
@@ -564,8 +565,9 @@ def humans_vs_models(
             "comparison": [x for x, _, _ in meta],
             "human": [x for _, x, _ in meta],
             "model": [x for _, _, x in meta],
-            "estimate_human": est @ wh,
-            "estimate_model": est @ wm,
+            # only the statistics each row uses: a NaN elsewhere must not spread to every row
+            "estimate_human": _nan_matmul(est[None, :], wh)[0],
+            "estimate_model": _nan_matmul(est[None, :], wm)[0],
             "_col": np.arange(offset, offset + k),
         })  # fmt: skip
         rows.append(frame)

@@ -33,11 +33,20 @@ For a metric with predictor estimates ``t_1..t_M`` the between-model variance is
 ``s2 = var(t, ddof=1)`` and the noise is ``N = mean over pairs of Var(t_i - t_j) / 2`` (the
 variance of paired differences under the chosen estimand). The observed signal-to-noise index
 ``sni = s2 / N`` is about 1 when the predictors do not really differ. The reported
-discrimination ``D`` is the *true* between-model variance over ``N``: its estimate is ``sni - 1``,
-and its interval inverts the noncentral F distribution of ``sni`` (``(M-1) sni`` is noncentral
-chi-square with ``M-1`` df and noncentrality ``(M-1) D`` under normal estimates with exchangeable
-noise; the noise is estimated on ``df_noise`` degrees of freedom (participants - 1, or
-conversations - 1 for the conditional analysis), hence F; Steiger and Fouladi 1997).
+discrimination ``D`` is the *true* between-model variance over ``N``: its estimate is ``sni - 1``
+(unbiased, so negative when the predictors spread less than their noise; the interval then
+starts at 0, as ``D >= 0``), and its interval inverts the noncentral F distribution of
+``sni`` (``(M-1) sni`` is noncentral chi-square with ``M-1`` df and noncentrality ``(M-1) D``
+under normal estimates with exchangeable noise; the noise is estimated on ``df_noise``
+degrees of freedom (participants - 1, or conversations - 1 for the conditional analysis), hence F; Steiger and Fouladi 1997). Why
+``P - 1`` and not the pairs' working-model df (smaller with unequal participants, 4.5-7.5 on
+the bundled release): the noise is averaged over all pairs, which carries more information than
+one pair (``(M - 1)(P - 1)`` df for equal participants and exchangeable noise), but less when
+the noise differs between predictors. Simulated with 11 unequal participants (8-40
+conversations), 4-6 predictors and predictor x participant deviations whose SD differs 10-fold
+between predictors, the 95% intervals with ``P - 1`` covered 0.96-1.00 (conservative), those
+with ``(M - 1)`` times the mean working df 0.91-0.95 and those with the mean working df alone
+0.97-1.00 (tests/inference/test_compare.py checks the first).
 :meth:`ComparisonResult.discrimination_contrast` gives ``D_a - D_b`` with a conservative
 interval (the two ``1 - alpha/2`` intervals combined, Bonferroni) and the matching p-value.
 Checked by simulation in tests/inference/test_compare.py.
@@ -479,7 +488,8 @@ def compare_models(
         }[source.method]
         estimand = ESTIMANDS["participants"]
     else:
-        method = f"conversation bootstrap ({source.plan.describe()}), studentized symmetric"
+        method = (f"{source.plan.unit} bootstrap ({source.plan.describe()}), "
+                  "studentized symmetric")  # fmt: skip
         estimand = ESTIMANDS["these-participants"] if source.plan.unit == "conversation" else (
             ESTIMANDS["participants"]
         )  # fmt: skip

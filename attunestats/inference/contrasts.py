@@ -114,7 +114,8 @@ def participant_family(inference: Any, weights: np.ndarray) -> ContrastFamily:
 
 
 def bootstrap_family(boot: Any, weights: np.ndarray) -> ContrastFamily:
-    """Contrasts of a BootstrapResult: studentized symmetric bootstrap (conditional estimand)."""
+    """Contrasts of a BootstrapResult: studentized symmetric bootstrap (the estimand of its
+    resampling plan: conditional for conversations, the population for participants)."""
     # only the statistics each contrast uses (a NaN elsewhere would make every contrast NaN)
     est = _nan_matmul(np.asarray(boot.estimate, dtype=float)[None, :], weights)[0]
     dist = _nan_matmul(boot.bootstrap_distribution, weights)
@@ -126,10 +127,14 @@ def bootstrap_family(boot: Any, weights: np.ndarray) -> ContrastFamily:
         n_valid = valid.sum(axis=0)
         p = (1.0 + extreme.sum(axis=0)) / (n_valid + 1.0)
     p = np.where(np.isnan(est) | (n_valid == 0), np.nan, np.minimum(p, 1.0))
+    # the resampling unit sets the scale of the standardized effect (per-participant SD for a
+    # participant bootstrap, per-conversation SD for a conversation bootstrap)
+    by_participant = getattr(getattr(boot, "plan", None), "unit", "conversation") == "participant"
     return ContrastFamily(
         estimate=est, standard_error=se, df=np.full(est.shape, np.inf), pvalue=p,
-        source="bootstrap", n_units=len(boot.conversation_ids) or boot.n_units,
-        unit="conversations", studentized=studentized,
+        source="bootstrap",
+        n_units=boot.n_units if by_participant else (len(boot.conversation_ids) or boot.n_units),
+        unit="participants" if by_participant else "conversations", studentized=studentized,
     )  # fmt: skip
 
 

@@ -507,3 +507,29 @@ def test_needs_the_release_for_common_ground(paper):
         bl.common_ground(release, RATER, mode="verbose")
     with pytest.raises(ValueError, match="needs the Release"):
         bl.claim_f(scores)
+
+
+def test_an_undefined_statistic_leaves_the_other_rows_their_estimates(paper):
+    """A NaN in one rater's statistic (here every PANAS-PA prediction of the second rater is
+    missing) makes that rater's rows of that metric NaN and nothing else: the other rows keep
+    the estimates of the unmodified release (a plain matrix product spread the NaN to all)."""
+    release, _ = paper
+    humans, models = ["sim-human-1", "sim-human-2"], ["sim-model-01", "sim-model-02"]
+    runs = release.tables["runs"].copy()
+    assert "pred_post_pa" in runs.columns
+    runs.loc[runs["predictor"] == "sim-human-2", "pred_post_pa"] = np.nan
+    broken = _with_tables(release, runs=runs)
+    opts = {"correction": "holm", "humans": humans, "models": models,
+            "metrics": ["avg_pairwise_accuracy", "panas_pa_mae"]}  # fmt: skip
+    res = bl.humans_vs_models(broken, **opts).comparisons
+    ref = bl.humans_vs_models(release, **opts).comparisons
+    key = ["metric", "comparison", "human", "model"]
+    both = res.merge(ref, on=key, suffixes=("", "_ref"))
+    assert len(both) == len(res) == len(ref)
+    gone = (both["metric"] == "panas_pa_mae") & both["human"].isin(["sim-human-2", HUMAN_MEAN])
+    assert both.loc[gone, "estimate_human"].isna().all()
+    kept = both.loc[~gone]
+    assert kept["estimate_human"].notna().all() and kept["estimate_model"].notna().all()
+    np.testing.assert_allclose(kept["estimate_human"], kept["estimate_human_ref"], rtol=1e-12)
+    np.testing.assert_allclose(kept["estimate_model"], kept["estimate_model_ref"], rtol=1e-12)
+    np.testing.assert_allclose(kept["difference"], kept["difference_ref"], rtol=1e-12)

@@ -377,3 +377,68 @@ def test_a_metric_the_release_cannot_score_leaves_the_other_comparisons_intact(e
     assert np.isfinite(got[cols].to_numpy()).all()
     pd.testing.assert_frame_equal(got[cols], without.pairs[cols])
     assert with_nan.pairs.loc[with_nan.pairs["metric"] == "unscored", "difference"].isna().all()
+
+
+def test_a_participant_bootstrap_is_labelled_and_scaled_by_participants():
+    # compare_models on a bootstrap that resamples participants: the method names the
+    # participant bootstrap, the unit is participants, and the standardized effect is in units
+    # of the participant-level SD (difference / (se * sqrt(P))), not the per-conversation one.
+    from attunestats.inference.bootstrap import ResamplingPlan
+
+    rng = np.random.default_rng(8)
+    sizes = [5, 9, 3, 12, 7, 6, 8, 4, 10]
+    pid = np.repeat(np.arange(len(sizes)), sizes)
+    n_conv = len(pid)
+    values = np.array([0.0, 0.5]) + rng.normal(size=(len(sizes), 2))[pid]
+    values += rng.normal(size=(n_conv, 2))
+    labels = pd.DataFrame({"predictor": ["p0", "p1"], "mode": "default", "metric": "m"})
+    design = pd.DataFrame({"conversation_id": [f"{i:04d}" for i in range(n_conv)],
+                           "participant_id": [f"u{p}" for p in pid]})  # fmt: skip
+    boot = run_bootstrap(mean_statistic(values, labels), design,
+                         plan=ResamplingPlan("participant"), n_resamples=400, rng=1,
+                         method="percentile")  # fmt: skip
+    res = compare_models(boot, correction="none")
+    row = res.pairs.iloc[0]
+    assert res.method.startswith("participant bootstrap") and "participants drawn" in res.method
+    assert row["unit"] == "participants" and row["n_units"] == len(sizes)
+    expected = row["difference"] / (row["standard_error"] * np.sqrt(len(sizes)))
+    assert row["standardized_effect"] == pytest.approx(expected, rel=1e-12)
+    conv = compare_models(
+        run_bootstrap(mean_statistic(values, labels), design, n_resamples=400, rng=1,
+                      method="percentile"), correction="none")  # fmt: skip
+    assert conv.method.startswith("conversation bootstrap")
+    assert conv.pairs.iloc[0]["unit"] == "conversations"
+    assert conv.pairs.iloc[0]["n_units"] == n_conv
+
+
+def test_discrimination_interval_holds_its_level_for_the_population_of_participants():
+    # The participant estimand with 11 unequal participants and predictor x participant
+    # deviations whose SD differs 10-fold between predictors (noise not exchangeable). Truth by
+    # construction: the estimate of predictor m is the conversation mean, so the variance of a
+    # paired difference is (tau_i^2 + tau_j^2) sum_p (n_p / C)^2 + 2 sigma^2 / C, and
+    # D_true = var(mu) / mean over pairs of half that. 300 replicates: the 95% interval must not
+    # cover less than nominal beyond Monte Carlo error (it is conservative by design).
+    from attunestats.inference.participants import participant_inference
+
+    rng = np.random.default_rng(31)
+    sizes = np.array([40, 30, 25, 20, 18, 15, 14, 12, 10, 8, 8])
+    n_conv, n_part, n_pred = sizes.sum(), len(sizes), 4
+    pid = np.repeat(np.arange(n_part), sizes)
+    design = pd.DataFrame({"conversation_id": np.arange(n_conv).astype(str),
+                           "participant_id": pid.astype(str)})  # fmt: skip
+    labels = pd.DataFrame({"predictor": [f"m{i}" for i in range(n_pred)], "mode": "default",
+                           "metric": "y"})  # fmt: skip
+    mu, tau, sigma = np.linspace(0.0, 0.6, n_pred), 0.3 * np.linspace(0.2, 2.0, n_pred), 1.0
+    w2 = np.sum((sizes / n_conv) ** 2)
+    pair_var = [(tau[i] ** 2 + tau[j] ** 2) * w2 + 2 * sigma**2 / n_conv
+                for i in range(n_pred) for j in range(i + 1, n_pred)]  # fmt: skip
+    d_true = mu.var(ddof=1) / (np.mean(pair_var) / 2.0)
+    reps, covered = 300, 0
+    for _ in range(reps):
+        values = (mu + rng.normal(size=(n_conv, 1)) + (tau * rng.normal(size=(n_part, n_pred)))[pid]
+                  + sigma * rng.normal(size=(n_conv, n_pred)))  # fmt: skip
+        res = participant_inference(mean_statistic(values, labels), design)
+        disc = compare_models(res, correction="none", n_draws=100).discrimination.iloc[0]
+        assert disc["df_noise"] == n_part - 1
+        covered += disc["ci_low"] <= d_true <= disc["ci_high"]
+    assert covered / reps > 0.95 - 3.5 * np.sqrt(0.95 * 0.05 / reps), covered / reps
