@@ -22,6 +22,11 @@ simulator, ``artifacts.reproduce``, the study store, the CLI). The rules:
   raises :class:`OutputError`, whose message is one line naming the destination in the caller's
   words (``what="--out"``), checked before any work where the caller asks for it
   (:func:`check_file_destination`, :func:`check_dir_destination`).
+- **Only our own directories are replaced**: a non-empty directory at the destination of a
+  directory output is replaced only when it is an earlier output of the same kind (a build
+  with its ``MANIFEST.json``, a simulated release); anything else is refused before any work
+  (:func:`check_dir_destination` with ``ours=``), so a typo in ``--out`` never deletes a user's
+  files.
 
 May import: only the standard library (every layer may import it).
 """
@@ -35,7 +40,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -223,16 +228,37 @@ def check_file_destination(
     return p
 
 
-def check_dir_destination(path: str | os.PathLike[str], *, what: str = "output") -> Path:
+def check_dir_destination(
+    path: str | os.PathLike[str],
+    *,
+    what: str = "output",
+    ours: Callable[[Path], bool] | None = None,
+    kind: str = "an earlier output of this command",
+) -> Path:
     """Check, before any work, that a directory can be (re)placed at ``path``; return it.
 
     Refused with :class:`OutputError`: an existing file (or anything but a directory) at
-    ``path``; an ancestor that is a file; a parent where this process cannot create entries.
+    ``path``; an ancestor that is a file; a parent where this process cannot create entries;
+    and, when ``ours`` is given, an existing non-empty directory for which ``ours(path)`` is
+    false (it is not ``kind``, and replacing it would delete files this package did not write).
     """
     p = Path(path)
     shown = repr(str(path))
     if os.path.lexists(p) and not p.is_dir():
         raise OutputError(f"{what} {shown} exists and is a file, not a directory")
+    if ours is not None and p.is_dir():
+        try:
+            empty = next(os.scandir(p), None) is None
+        except OSError as exc:
+            raise OutputError(
+                f"{what} {shown}: cannot read the directory: {_reason(exc)}"
+            ) from None
+        if not empty and not ours(p):
+            raise OutputError(
+                f"{what} {shown} is a non-empty directory that is not {kind}; it would be "
+                "replaced as a whole, so it is left alone: choose a new or empty directory, or "
+                "remove it first"
+            )
     ancestor = _existing_ancestor(p, shown, what)
     _probe_writable(ancestor, shown, what)
     return p

@@ -228,6 +228,20 @@ def _entry(actx: ArtefactContext, settings: dict[str, Any], sha: str) -> dict[st
     }
 
 
+def _is_build(path: Path) -> bool:
+    """An earlier build (its MANIFEST.json), or the output folder of a fresh checkout (nothing
+    but the README.md a build writes): the only folders ``build`` replaces."""
+    if (path / "MANIFEST.json").is_file():
+        return True
+    entries = [e.name for e in os.scandir(path)]
+    if entries != ["README.md"]:
+        return False
+    try:
+        return (path / "README.md").read_text(encoding="utf-8") == OUTPUT_README
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def _read_manifest(out: Path) -> dict[str, Any] | None:
     try:
         manifest = json.loads((out / "MANIFEST.json").read_text(encoding="utf-8"))
@@ -278,7 +292,9 @@ def build(
     """
     artefacts = select(only, registry=registry)
     out_path = Path(out).resolve()
-    _io.check_dir_destination(out_path, what="--out")  # before any work: a file there is refused
+    # before any work: a file there is refused, and so is a non-empty folder that is not a build
+    _io.check_dir_destination(out_path, what="--out", ours=_is_build,
+                              kind="an attunestats build (it has no MANIFEST.json)")  # fmt: skip
     nb_dir = Path(notebooks_dir) if notebooks_dir is not None else default_notebooks_dir()
     if notebooks:  # fail before any work when a notebook is missing
         notebook_paths = {a.notebook: find_notebook(nb_dir, a.notebook) for a in artefacts}

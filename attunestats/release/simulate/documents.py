@@ -108,6 +108,10 @@ class SimulatedDocuments:
         ------
         FileExistsError
             ``out_dir`` exists, is not an empty directory and ``overwrite`` is false.
+        attunestats._io.OutputError
+            ``overwrite`` is true but ``out_dir`` is a non-empty directory that is not a release
+            written by the simulator (a ``release.json`` marked simulated and a ``truth.json``):
+            a real release, or any other folder, is never replaced.
         """
         out = Path(out_dir)
         if out.exists():
@@ -117,6 +121,11 @@ class SimulatedDocuments:
                 raise FileExistsError(
                     f"out_dir {str(out)!r} is not empty; pass overwrite=True to replace it"
                 )
+            _io.check_dir_destination(
+                out, what="out_dir", ours=_is_simulated_release,
+                kind="a release written by the simulator (release.json marked simulated, and "
+                "truth.json)",
+            )  # fmt: skip
         # attunestats._io: a staging sibling (0777 less the umask, leftovers of killed runs
         # cleaned), swapped in atomically; the files are those of files(), byte for byte
         tmp = _io.staging_dir(out, what="out_dir")
@@ -133,6 +142,17 @@ class SimulatedDocuments:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         return out
+
+
+def _is_simulated_release(path: Path) -> bool:
+    """A folder ``write(overwrite=True)`` may replace: an earlier simulated release."""
+    try:
+        info = json.loads((path / "release.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (
+        isinstance(info, dict) and info.get("simulated") is True and (path / "truth.json").is_file()
+    )
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
