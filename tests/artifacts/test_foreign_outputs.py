@@ -91,3 +91,25 @@ def test_reproduce_replaces_a_build_and_the_fresh_checkouts_folder(tmp_path, rel
         build(release=release_small_path, out=other, fast=True, only=["metric-registry"],
               progress=False)  # fmt: skip
     assert (other / "README.md").read_text(encoding="utf-8") == "my notes\n"
+
+
+def test_a_small_simulated_release_describes_what_it_holds(tmp_path):
+    # participants and topics are drawn per conversation: 2 conversations cannot hold 5
+    # participants and 50 topics; release.json says how many it has, and a warning says why
+    import warnings
+
+    from attunestats import load_release
+
+    out = tmp_path / "small"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        simulate_release(out, rng=1, n_conversations=2, n_participants=5)
+    msgs = [str(w.message) for w in caught if "configured participants" in str(w.message)]
+    assert len(msgs) == 1
+    release = load_release(out, warn=False)
+    n_part = release.conversations["participant_id"].nunique()
+    n_top = release.conversations["topic"].nunique()
+    assert n_part < 5
+    desc = json.loads((out / "release.json").read_text(encoding="utf-8"))["description"]
+    assert f"{n_part} participants, {n_top} topics" in desc
+    assert f"{n_part} of the 5 configured participants" in msgs[0]

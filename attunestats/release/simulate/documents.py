@@ -19,6 +19,7 @@ import numpy as np
 from attunestats import _io
 from attunestats import constants as K
 from attunestats._rng import RNGLike, root_seed
+from attunestats.errors import AttunestatsWarning, warn
 from attunestats.release.simulate.config import (
     _TASK_FIELDS,
     BINARY_TASKS,
@@ -403,11 +404,21 @@ def simulate_documents(
             runs[m][fname] = rd
     import attunestats
 
+    # participants and topics are drawn per conversation: with few conversations some of the
+    # configured ones get none and are not in the release; the description counts what is
+    n_part, n_top = len(set(st.participant.tolist())), len(set(st.topic.tolist()))
+    unused = [f"{have} of the {want} configured {what} ({want - have} drew no conversation)"
+              for have, want, what in ((n_part, cfg.n_participants, "participants"),
+                                       (n_top, cfg.n_topics, "topics")) if have < want]  # fmt: skip
+    if unused:
+        warn(f"the simulated release has {' and '.join(unused)}", AttunestatsWarning)
     desc = (
         f"{K.SIMULATED_LABEL}. Release written by the attunestats simulator (scenario "
         f"{cfg.name!r}, seed {seed}): {cfg.n_conversations} conversations, "
-        f"{cfg.n_participants} participants, {cfg.n_topics} topics, {cfg.n_models} simulated "
-        f"models and {cfg.n_human_raters} simulated human raters. True parameters: truth.json."
+        f"{n_part} participants, {n_top} topics, {cfg.n_models} simulated "
+        f"models and {cfg.n_human_raters} simulated human raters"
+        + (f" ({'; '.join(unused)})" if unused else "")
+        + ". True parameters: truth.json."
     )
     if cfg.description:
         desc += " " + cfg.description
