@@ -358,6 +358,27 @@ def test_summarise_coverage_by_hand():
         summarise_coverage(frame.drop(columns="covered"))
 
 
+def test_summarise_coverage_intervals_are_wilson_on_the_effective_size_and_stay_in_0_1():
+    # statsmodels' Wilson interval at the effective number of intervals c(1 - c) / mc_se^2
+    # (here 10 replicates of 4 intervals); a coverage of 1 gets an interval below 1, never above
+    from statsmodels.stats.proportion import proportion_confint
+
+    covered = [1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1] * 2
+    frame = pd.DataFrame({"replicate": np.repeat(np.arange(10), 4), "kind": "a",
+                          "covered": np.array(covered, dtype=bool)})  # fmt: skip
+    row = summarise_coverage(frame).iloc[0]
+    c, se = row["coverage"], row["mc_se"]
+    n_eff = c * (1 - c) / se**2
+    lo, hi = proportion_confint(c * n_eff, n_eff, alpha=0.05, method="wilson")
+    assert (row["mc_low"], row["mc_high"]) == pytest.approx((lo, hi), rel=1e-10)
+    assert row["mc_high"] < 1.0
+    full = summarise_coverage(frame.assign(covered=True)).iloc[0]
+    lo1, hi1 = proportion_confint(10, 10, alpha=0.05, method="wilson")  # n_eff = replicates
+    assert full["coverage"] == 1.0 and (full["mc_low"], full["mc_high"]) == pytest.approx(
+        (lo1, hi1), rel=1e-10
+    )
+
+
 def test_cluster_t_interval_coverage_is_exact():
     # The cluster-level t interval is exact for a clustered normal mean: 95% coverage within
     # Monte Carlo error (binomial SE of 2000 replicates = 0.0049); the naive interval that

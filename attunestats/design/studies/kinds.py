@@ -45,8 +45,11 @@ def summarise_coverage(
 
     Intervals of one replicate share a release, so the Monte Carlo error is computed from the
     per-replicate coverages (between-replicate spread), not from the binomial formula over all
-    intervals. ``mc_low``/``mc_high`` are normal intervals at ``confidence_level`` for the
-    expected coverage.
+    intervals. ``mc_low``/``mc_high`` are Wilson score intervals at ``confidence_level`` for the
+    expected coverage, on the effective number of intervals ``n_eff = c (1 - c) / mc_se^2``
+    (Kish: the binomial count deflated by the clustering within replicates), so they stay inside
+    [0, 1]; when ``c`` is 0 or 1 (no spread to estimate the clustering from) ``n_eff`` is the
+    number of replicates, as if the intervals of a replicate were one.
     """
     from scipy import stats
 
@@ -64,13 +67,14 @@ def summarise_coverage(
         mean = float(per_rep.mean())
         se = float(per_rep.std(ddof=1) / math.sqrt(k)) if k > 1 else math.nan
         key = key if isinstance(key, tuple) else (key,)
+        low, high = _wilson(mean, se, k, z)
         rows.append(
             {
                 **dict(zip(keys, key, strict=True)),
                 "coverage": mean,
                 "mc_se": se,
-                "mc_low": mean - z * se,
-                "mc_high": mean + z * se,
+                "mc_low": low,
+                "mc_high": high,
                 "n_intervals": int(sub.shape[0]),
                 "n_replicates": int(k),
                 "simulated": True,
@@ -79,6 +83,17 @@ def summarise_coverage(
     out = pd.DataFrame(rows)
     out.attrs["label"] = SIMULATED_LABEL
     return out
+
+
+def _wilson(rate: float, se: float, n_replicates: int, z: float) -> tuple[float, float]:
+    """Wilson score interval of a clustered proportion on its effective sample size."""
+    if n_replicates < 2 or not math.isfinite(se):
+        return math.nan, math.nan
+    var = rate * (1.0 - rate)
+    n_eff = var / se**2 if var > 0 and se > 0 else float(n_replicates)
+    centre = (rate + z**2 / (2 * n_eff)) / (1 + z**2 / n_eff)
+    half = z / (1 + z**2 / n_eff) * math.sqrt(var / n_eff + z**2 / (4 * n_eff**2))
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 # --------------------------------------------------------------------------------------------
