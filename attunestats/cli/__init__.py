@@ -17,6 +17,9 @@ What lives here
 - :mod:`~attunestats.cli.study`: ``study kinds|run|summary ...`` (run or resume a simulation
   study, serially, on processes or on Dask).
 
+Warnings raised while a command runs are printed as one line ``attunestats <command>: warning:
+...`` on stderr (:func:`main` installs the formatter), never in Python's ``file:line`` form.
+
 Each command module has ``register(subparsers)``, which adds its subcommand(s) with
 ``set_defaults(func=...)``; ``func(args)`` returns the exit code. ``power`` and ``study`` parse
 their own arguments (``argparse.REMAINDER`` cannot pass ``--help`` on).
@@ -31,10 +34,14 @@ command functions, so that ``attunestats --help`` stays fast. Nothing imports ``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
+import re
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import Any
 
 #: command modules, in the order of ``attunestats --help``
 _COMMAND_MODULES = ("simulate", "validate", "score", "reproduce", "list", "power", "study")
@@ -74,7 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from attunestats.errors import ReleaseError
 
     try:
-        return int(args.func(args))
+        # every warning is one line ``attunestats <command>: warning: ...`` on stderr, never
+        # Python's ``file:line: Category: message`` with a line of the entry-point script
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_printer(args.command)
+            return int(args.func(args))
     except BrokenPipeError:
         # the reader went away (``attunestats list | head``): stop quietly, as command-line tools
         # killed by SIGPIPE do (status 128 + 13), and keep Python from complaining at exit
@@ -92,13 +103,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+#: Python API wording in warning messages -> the command line's
+_WARNING_WORDS = ((r"\bsee release\.report\b", "`attunestats validate DIR` lists them"),)
+
+
+def _warning_printer(command: str) -> Any:
+    """A ``warnings.showwarning`` that prints ``attunestats <command>: warning: <message>``.
+
+    One line (the message's whitespace collapsed), on stderr; the category is named when the
+    warning is not one of attunestats' own (``AttunestatsWarning``), e.g. a numpy
+    ``RuntimeWarning``. The warning filters still decide what is shown (``-W error`` still
+    raises).
+    """
+
+    def show(message: Any, category: type[Warning], filename: str, lineno: int,
+             file: Any = None, line: str | None = None) -> None:  # fmt: skip
+        from attunestats.errors import AttunestatsWarning
+
+        text = " ".join(str(message).split())
+        for python, cli in _WARNING_WORDS:
+            text = re.sub(python, cli, text)
+        if not issubclass(category, AttunestatsWarning):
+            text = f"{category.__name__}: {text}"
+        # as warnings.showwarning: a closed or broken stderr loses the warning
+        with contextlib.suppress(OSError):
+            print(f"attunestats {command}: warning: {text}", file=file or sys.stderr)
+
+    return show
+
+
 def _one_line(exc: BaseException) -> str:
     """An exception as one line (an OSError with its file name, without ``[Errno N]``)."""
     if isinstance(exc, OSError) and exc.strerror and type(exc).__name__ != "OutputError":
         where = f": {exc.filename!r}" if exc.filename else ""
         return f"{exc.strerror}{where}"
     text = " ".join(str(exc).split("\n")[0].split())
-    if isinstance(exc, FileNotFoundError) and not exc.strerror and os.path.sep in text:
+    if (
+        isinstance(exc, FileNotFoundError)
+        and not exc.strerror
+        and (os.path.sep in text or " " not in text)
+    ):
         return f"No such file or directory: {text!r}"  # e.g. pyarrow's bare path
     return text or type(exc).__name__
 

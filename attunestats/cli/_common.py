@@ -7,6 +7,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
+#: the scenarios of :data:`attunestats.release.simulate.SCENARIOS` (not imported here: a fast
+#: ``--help``; ``tests/cli`` checks that the two agree)
+SCENARIO_NAMES = ("paper", "null")
+
+
+def seed(value: str) -> int:
+    """``--seed``: a non-negative integer, checked when the arguments are parsed (before any work)."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {number}")
+    return number
+
 
 def release_dir(value: str | None) -> Path:
     """The release folder given on the command line, or the bundled simulated release (said so)."""

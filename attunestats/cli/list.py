@@ -16,6 +16,19 @@ def list_command(args: argparse.Namespace) -> int:
     """Print the paper map (text, CSV or JSON); returns the exit code."""
     from attunestats.artifacts.registry import paper_map, select
 
+    unknown = []
+    for item in args.only:
+        try:
+            select([item])
+        except ValueError:
+            unknown.append(item)
+    if unknown:
+        names = ", ".join(repr(item) for item in unknown)
+        raise ValueError(
+            f"{'ID' if len(unknown) == 1 else 'IDs'} {names} "
+            f"match{'es' if len(unknown) == 1 else ''} no artefact id, output name or "
+            "notebook; `attunestats list` (with no ID) shows them all"
+        )
     frame = paper_map(select(args.only))
     if args.format == "csv":
         print(frame.to_csv(index=False, lineterminator="\n"), end="")

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attunestats.cli._common import release_dir
+from attunestats.cli._common import SCENARIO_NAMES, release_dir, seed
 from attunestats.cli.study import add_executor_arguments, executor_options
 from attunestats.errors import ReleaseError
 
@@ -66,6 +66,18 @@ def _add_model_args(p: Any, *, required: bool) -> None:
     p.add_argument("--design", choices=DESIGNS, default=None)
     p.add_argument("--allocation", type=float, default=None,
                    help="share of participants (between) or conversations (within) in group")  # fmt: skip
+
+
+def _add_grid_args(p: Any, *, participants_required: bool) -> None:
+    """``--conversations`` (the total) and ``--participants``: the grid of sizes."""
+    p.add_argument("--conversations", type=int, nargs="+", required=True, metavar="N",
+                   help="total number(s) of conversations, over all participants (not the "
+                   "number per participant)")  # fmt: skip
+    p.add_argument("--participants", type=int, nargs="+", required=participants_required,
+                   default=None, metavar="P",
+                   help="number(s) of participants" + ("" if participants_required else
+                   " (default: independent conversations)") + "; cells with fewer "
+                   "conversations than participants are skipped, with a note")  # fmt: skip
 
 
 def _print_table(frame: pd.DataFrame, out_csv: str | None) -> None:
@@ -138,40 +150,62 @@ def _safe_mde(sd: float, n: int, p: int | None, power: float, **opts: Any) -> fl
         return math.nan
 
 
+def _grid_cells(ns: Sequence[int], ps: Sequence[int] | None) -> list[tuple[int, int | None]]:
+    """The cells ``(conversations, participants)`` of the grid that can be computed.
+
+    ``--conversations`` is the total over all participants: a cell with fewer conversations
+    than participants leaves a participant without any, so it is skipped (as the simulations
+    of ``curve`` and ``release`` skip it), with a note on stderr naming the skipped cells; when
+    no cell is left this is an error (nothing is computed or written).
+    """
+    pss: list[int | None] = list(ps) if ps else [None]
+    cells = [(n, p) for n in ns for p in pss if p is None or n >= p]
+    skipped = [(n, p) for n in ns for p in pss if p is not None and n < p]
+    if skipped:
+        shown = "; ".join(
+            f"--conversations {n} with --participants "
+            + ", ".join(str(p) for m, p in skipped if m == n)
+            for n in dict.fromkeys(n for n, _ in skipped)
+        )  # fmt: skip
+        why = ("fewer conversations than participants (--conversations is the total number of "
+               "conversations, not the number per participant)")  # fmt: skip
+        if not cells:
+            raise ValueError(f"no cell of the grid is left ({shown}): {why}; nothing was computed")
+        print(f"attunestats power: note: skipped {len(skipped)} of {len(ns) * len(pss)} cells "
+              f"({shown}): {why}", file=sys.stderr)  # fmt: skip
+    return cells
+
+
 def _cmd_analytic(args: Any) -> int:
     import pandas as pd
 
     from attunestats.design.power import analytic_power, design_effect
 
-    ns = args.conversations
-    ps = args.participants or [None]
+    cells = _grid_cells(args.conversations, args.participants)
     rows = []
-    for n in ns:
-        for p in ps:
-            if p is not None and n < p:
-                continue
-            opts = {
-                "icc": args.icc or 0.0, "cv": args.cv or 0.0, "design": args.design or "paired",
-                "allocation": args.allocation or 0.5, "alpha": args.alpha,
-                "alternative": args.alternative,
-            }  # fmt: skip
-            m = n / p if p else 1.0
-            for d in args.effect:
-                row = {"n_conversations": n, "n_participants": -1 if p is None else p,
-                       "effect": d}  # fmt: skip
-                if not p:
-                    row["design_effect"] = 1.0
-                elif opts["design"] == "within":
-                    row["design_effect"] = (1.0 - opts["icc"]) * n / (n - p) if n > p else math.nan
-                else:
-                    row["design_effect"] = design_effect(m, opts["icc"], cv=opts["cv"])
-                for method in ("z", "t"):
-                    row[f"power_{method}"] = analytic_power(
-                        d, sd=args.sd, n_conversations=n, n_participants=p, method=method, **opts
-                    )
-                    row[f"mde_{method}"] = _safe_mde(args.sd, n, p, args.power, method=method,
-                                                     **opts)  # fmt: skip
-                rows.append(row)
+    for n, p in cells:
+        opts = {
+            "icc": args.icc or 0.0, "cv": args.cv or 0.0, "design": args.design or "paired",
+            "allocation": args.allocation or 0.5, "alpha": args.alpha,
+            "alternative": args.alternative,
+        }  # fmt: skip
+        m = n / p if p else 1.0
+        for d in args.effect:
+            row = {"n_conversations": n, "n_participants": -1 if p is None else p,
+                   "effect": d}  # fmt: skip
+            if not p:
+                row["design_effect"] = 1.0
+            elif opts["design"] == "within":
+                row["design_effect"] = (1.0 - opts["icc"]) * n / (n - p) if n > p else math.nan
+            else:
+                row["design_effect"] = design_effect(m, opts["icc"], cv=opts["cv"])
+            for method in ("z", "t"):
+                row[f"power_{method}"] = analytic_power(
+                    d, sd=args.sd, n_conversations=n, n_participants=p, method=method, **opts
+                )
+                row[f"mde_{method}"] = _safe_mde(args.sd, n, p, args.power, method=method,
+                                                 **opts)  # fmt: skip
+            rows.append(row)
     frame = pd.DataFrame(rows)
     print(f"analytic power ({args.design or 'paired'}, alpha {args.alpha}, {args.alternative}); "
           f"mde at power {args.power}")  # fmt: skip
@@ -213,6 +247,7 @@ def _cmd_curve(args: Any) -> int:
     from attunestats.design.power import power_curve
     from attunestats.report.power import plot_power_curves
 
+    _grid_cells(args.conversations, args.participants)  # before the release is read
     model = _model_from_args(args)
     print(f"model: {model.design} contrast {model.label!r} on {model.metric or 'values'}: "
           f"effect {model.effect:.4g}, sd {model.sd:.4g}, icc {model.icc:.3g}, "
@@ -239,9 +274,8 @@ def _cmd_release(args: Any) -> int:
     from attunestats.release.simulate import SCENARIOS, truth_from_file
     from attunestats.report.power import plot_power_curves
 
+    _grid_cells(args.conversations, args.participants)
     effects = truth_from_file(args.truth) if args.truth else None
-    if args.scenario not in SCENARIOS:
-        raise ValueError(f"unknown scenario {args.scenario!r}; choose from {sorted(SCENARIOS)}")
     config = None if effects is not None else SCENARIOS[args.scenario]
     result = release_power(
         config, metric=args.metric, n_conversations=args.conversations,
@@ -345,7 +379,7 @@ def _add_sample_size_parser(sub: Any) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--simulations", type=int, default=200)
     p.add_argument("--permutations", type=int, default=199)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--out-csv", default=None)
 
 
@@ -368,10 +402,14 @@ def power_command(argv: Sequence[str]) -> int:
     )  # fmt: skip
     sub = parser.add_subparsers(dest="action", required=True)
 
-    p = sub.add_parser("analytic", help="analytic power and MDE (design effect / noncentral t)")
+    p = sub.add_parser("analytic", help="analytic power and MDE (design effect / noncentral t)",
+                       description="Analytic power and minimum detectable effect over the grid "
+                       "--conversations x --participants (a table; --out-csv writes it, there is "
+                       "no figure). --conversations is the total number of conversations over "
+                       "all participants; cells with fewer conversations than participants are "
+                       "skipped, with a note on stderr.")  # fmt: skip
     _add_model_args(p, required=True)
-    p.add_argument("--conversations", type=int, nargs="+", required=True)
-    p.add_argument("--participants", type=int, nargs="+", default=None)
+    _add_grid_args(p, participants_required=False)
     _add_test_args(p)
     p.add_argument("--out-csv", default=None)
 
@@ -386,11 +424,10 @@ def power_command(argv: Sequence[str]) -> int:
     _add_model_args(p, required=False)
     p.add_argument("--effects", type=float, nargs="+", default=None,
                    help="effects at which to report power (default: the fitted effect)")  # fmt: skip
-    p.add_argument("--conversations", type=int, nargs="+", required=True)
-    p.add_argument("--participants", type=int, nargs="+", default=None)
+    _add_grid_args(p, participants_required=False)
     p.add_argument("--simulations", type=int, default=1000)
     p.add_argument("--test", choices=TESTS, default="cluster_t")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--study", default=None, help="keep the simulations in this .parquet file")
     p.add_argument("--figure", default=None, help="write figures/power_curves.{png,pdf} here")
     p.add_argument("--out-csv", default=None)
@@ -399,18 +436,18 @@ def power_command(argv: Sequence[str]) -> int:
 
     p = sub.add_parser("release", help="size/power of paired comparisons on simulated releases")
     p.add_argument("--metric", required=True)
-    p.add_argument("--conversations", type=int, nargs="+", required=True)
-    p.add_argument("--participants", type=int, nargs="+", required=True)
+    _add_grid_args(p, participants_required=True)
     p.add_argument("--logit-differences", type=float, nargs="+", default=None,
                    help="skill differences on the metric's capability (default: 0, the size; "
                    "with --truth: the planted difference)")  # fmt: skip
-    p.add_argument("--scenario", default="paper")
+    p.add_argument("--scenario", choices=SCENARIO_NAMES, default="paper",
+                   help="scenario of the simulated releases (default: paper)")  # fmt: skip
     p.add_argument("--truth", default=None, help="truth.json of a simulated release")
     p.add_argument("--predictors", nargs=2, default=None, metavar=("A", "B"))
     p.add_argument("--unit", choices=("participant", "conversation"), default="participant")
     p.add_argument("--simulations", type=int, default=200)
     p.add_argument("--resamples", type=int, default=499)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--study", default=None, help="keep the simulations in this .parquet file")
     p.add_argument("--figure", default=None,
                    help="write figures/release_power_curves.{png,pdf} under this folder")  # fmt: skip

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from attunestats.cli._common import seed
+
 DEFAULT_SEED = (
     20260521  # attunestats.artifacts.context.DEFAULT_ROOT_SEED (not imported: fast --help)
 )
@@ -39,7 +41,7 @@ def register(sub: Any) -> None:
     p.add_argument("--release", default=None, help="release directory (default: bundled simulated)")
     p.add_argument("--out", default="paper_figures", help="output directory")
     p.add_argument("--fast", action="store_true", help="few resamples and short MCMC (CI mode)")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="root seed of every artefact")
+    p.add_argument("--seed", type=seed, default=DEFAULT_SEED, help="root seed of every artefact")
     p.add_argument(
         "--only",
         nargs="+",

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from attunestats.cli._common import seed
 from attunestats.constants import SIMULATED_LABEL
 
 
@@ -78,13 +79,13 @@ def study_command(argv: Sequence[str]) -> int:
     p = sub.add_parser("run", help="run or resume a study")
     p.add_argument("kind", help="study kind (see `attunestats study kinds`)")
     p.add_argument("--replicates", type=int, required=True)
-    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--seed", type=seed, required=True)
     p.add_argument("--out", required=True, help="results file (.parquet)")
     p.add_argument("--config", default=None, help="JSON object or file overriding the defaults")
     p.add_argument("--overwrite", action="store_true", help="discard existing results first")
     add_executor_arguments(p)
     p = sub.add_parser("summary", help="summarise a study file")
-    p.add_argument("file")
+    p.add_argument("file", help="results file of `study run` (.parquet)")
     args = parser.parse_args(list(argv))
     try:
         if args.action == "kinds":
@@ -105,26 +106,43 @@ def study_command(argv: Sequence[str]) -> int:
                 f"x {result.n_workers}; {SIMULATED_LABEL}"
             )
             return 0
-        frame = read_study(args.file)
+        frame = _read_study_file(args.file, read_study)
         study = frame.attrs.get("study", {})
-        print(f"{args.file}: {study.get('name', '?')}, {study.get('n_replicates', '?')} "
-              f"replicates, seed {study.get('study', {}).get('seed', '?')}")  # fmt: skip
-        print(f"*** {SIMULATED_LABEL} ***")
+        # the whole summary is computed before anything is printed: an error is the only output
         if "covered" in frame.columns:
             by = ["kind"] if "kind" in frame.columns else []
-            print(summarise_coverage(frame, by=by).to_string(index=False))
+            table = summarise_coverage(frame, by=by).to_string(index=False)
         elif "reject" in frame.columns:
             from attunestats.design.power import summarise_power
 
-            print(summarise_power(frame).to_string(index=False))
+            table = summarise_power(frame).to_string(index=False)
         else:
-            print(frame.describe(include="all").to_string())
+            table = frame.describe(include="all").to_string()
+        print(f"{args.file}: {study.get('name', '?')}, {study.get('n_replicates', '?')} "
+              f"replicates, seed {study.get('study', {}).get('seed', '?')}")  # fmt: skip
+        print(f"*** {SIMULATED_LABEL} ***")
+        print(table)
         return 0
     except (ValueError, TypeError, ImportError, StudyError, OSError) as err:
         from attunestats.cli import _one_line  # OSErrors with their reason, not a bare path
 
         print(f"attunestats study: error: {_cli_words(_one_line(err))}", file=sys.stderr)
         return 2
+
+
+def _read_study_file(file: str, read_study: Any) -> Any:
+    """``study summary FILE``: the study, or one error naming FILE and the reason."""
+    import errno
+
+    path = Path(file)
+    if not path.exists():
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", file)
+    if path.is_dir() and not any(path.iterdir()):
+        raise ValueError(f"FILE {file!r} is an empty directory, not a study file (.parquet)")
+    frame = read_study(path)
+    if frame.columns.empty or frame.empty:
+        raise ValueError(f"FILE {file!r} holds no study results (no replicates in it)")
+    return frame
 
 
 _CLI_WORDS = (
