@@ -19,6 +19,7 @@ import pandas as pd
 
 from attunestats._arrow import release_free_memory, str_dictionary, take_str
 from attunestats._io import write_files
+from attunestats._results import ResultMixin, describe_conventions
 from attunestats.constants import SIMULATED_LABEL
 from attunestats.metrics._index import ScoringIndex, build_index
 from attunestats.metrics.composite import composite_z
@@ -34,11 +35,19 @@ from attunestats.metrics.registry import (
 from attunestats.metrics.turn import turn_metrics
 
 _COUNT_COLS = ("tp", "tn", "fp", "fn")
+#: the predictor-level metrics ``Scores.summary()`` shows: the composite and its three pillars
+SUMMARY_METRICS = ("composite_score", "emotion_tracking", "evaluation_quality",
+                   "holistic_comprehension")  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Scores:
+@dataclass(frozen=True, repr=False)
+class Scores(ResultMixin):
     """Every metric of a release, as tidy long tables.
+
+    A result (:mod:`attunestats._results`): ``to_frame()`` is the predictor-level table (one row
+    per predictor, mode and metric, with a ``simulated`` column), ``summary()`` a short table of
+    the composite and its three pillars per predictor with the release, its counts and the
+    conventions, and the repr one line of counts.
 
     Attributes
     ----------
@@ -82,10 +91,78 @@ class Scores:
     options: ScoringOptions
     release_info: Mapping[str, Any] = field(default_factory=dict)
 
+    _title = "Benchmark scores (predictor-level means over conversations)"
+
     @property
     def simulated(self) -> bool:
         """True when the scored release was written by the simulator."""
         return bool(self.release_info.get("simulated", False))
+
+    @property
+    def n_predictors(self) -> int:
+        """Number of predictors scored (evaluated models and human raters)."""
+        return int(self.predictors["predictor"].nunique())
+
+    @property
+    def n_conversations(self) -> int:
+        """Number of ground-truth conversations."""
+        return int(self.design["conversation_id"].nunique())
+
+    @property
+    def n_participants(self) -> int:
+        """Number of participants (clusters of conversations)."""
+        return int(self.design["participant_id"].nunique())
+
+    def to_frame(self) -> pd.DataFrame:
+        """The predictor-level metrics, tidy: one row per predictor, mode and metric.
+
+        Columns ``predictor, mode, metric, value, standard_error, n, simulated`` (unrounded;
+        ``standard_error`` is the naive SD / sqrt(n) over conversations, NaN for pooled metrics
+        and ``composite_z``: for intervals use :func:`attunestats.infer_scores`).
+
+        Examples
+        --------
+        >>> import attunestats as at
+        >>> scores = at.score(at.load_bundled_release())
+        >>> frame = scores.to_frame()
+        >>> frame.columns.tolist()
+        ['predictor', 'mode', 'metric', 'value', 'standard_error', 'n', 'simulated']
+        >>> composite = frame[frame["metric"] == "composite_score"].reset_index(drop=True)
+        >>> composite[["predictor", "value", "simulated"]].round(1).head(2)
+             predictor  value  simulated
+        0  sim-human-1   66.2       True
+        1  sim-human-2   64.7       True
+        >>> print(scores.summary())  # composite and pillars per predictor  # doctest: +SKIP
+        """
+        frame = self.predictor.copy()
+        frame["simulated"] = self.simulated
+        return frame
+
+    def _summary_parts(self) -> tuple[str, dict[str, str], pd.DataFrame, list[str]]:
+        info = self.release_info
+        release = str(info.get("name") or "(unnamed)")
+        if info.get("checksum"):
+            release += f" (checksum {str(info['checksum'])[:12]})"
+        meta = {
+            "Release": release,
+            "Units": f"{self.n_predictors} predictors, {self.n_conversations} conversations, "
+            f"{self.n_participants} participants",
+            "Values": "unweighted means over conversations (pooled metrics from summed counts)",
+            "Conventions": describe_conventions(self.options),
+        }
+        table = self.wide("predictor")
+        shown = [m for m in SUMMARY_METRICS if m in table.columns]
+        kinds = self.predictors.set_index("predictor")["kind"].astype(str)
+        table.insert(1, "kind", table["predictor"].map(kinds).fillna(""))
+        keys = ["predictor", "kind"] + (["mode"] if table["mode"].nunique() > 1 else [])
+        table = table.loc[:, keys + shown]
+        n_metrics = self.predictor["metric"].nunique()
+        notes = [
+            "summary() shows composite_score (0-100) and its pillars; summary(metric=...) or "
+            f"summary(predictor=...) other rows; all {n_metrics} metrics with SE and n: to_frame()",
+            "uncertainty for the population of participants: attunestats.infer_scores(scores)",
+        ]
+        return self._title, meta, table, notes
 
     def __repr__(self) -> str:
         changed = [f.name for f in fields(self.options)

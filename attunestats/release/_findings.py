@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 from attunestats.errors import Problem, ReleaseError
 from attunestats.release._loader import _id_from_name, _key, _resolve, _short
 from attunestats.release._tables import _report
-from attunestats.release.check import Finding
+from attunestats.release.check import Finding, in_ground_truth
 
 _EVENT_WARNINGS = {
     "ground_truth_turn_not_in_run": (
@@ -127,8 +127,10 @@ def info_defaults(info: Mapping[str, Any], predictors: list[str]) -> list[Findin
     no ``simulated`` flag (the results are not labelled SIMULATED) and predictors without a
     ``kind`` (evaluated models, never human raters)."""
     out = []
-    if not isinstance(info.get("simulated"), bool):
-        out.append(Finding("release.json", "$.simulated", "missing: the release is read as real "
+    # a value that is not a boolean is an error of its own (_check_info): one message per defect
+    if info.get("simulated") is None:
+        what = "missing" if "simulated" not in info else "null"
+        out.append(Finding("release.json", "$.simulated", f"{what}: the release is read as real "
                            "data (results are not labelled SIMULATED); set true or false", "",
                            "info_default", "warning"))  # fmt: skip
     listed = info.get("predictors")
@@ -199,7 +201,32 @@ def merge(problems: list[Problem], findings: list[Finding], ld: Any,
         paths.append(f.path)
     warnings = [f for f in findings if f.severity == "warning"]
     warnings += _event_warnings(ld.ev, pre_events)
+    # one defect, one message: no warning about a field an error already names
+    warnings = [w for w in warnings if not w.path or (w.file, w.path) not in named]
     return errors, warnings
+
+
+def order_errors(errors: list[Finding], gt_ids: Mapping[str, str | None],
+                 run_ids: Mapping[str, str]) -> list[Finding]:  # fmt: skip
+    """The errors with those of the ground truth first and the follow-on errors last.
+
+    A follow-on error is a run output's reference to what the ground truth lacks
+    (``unknown_reference``: a turn, or the conversation) for a conversation whose ground-truth
+    file has an error: its ``cause`` names that file. ``gt_ids`` maps the ground-truth files
+    read to their conversation ids, ``run_ids`` the run files to theirs.
+    """
+    defective: dict[str, str] = {}  # conversation id -> ground-truth file with an error
+    for e in errors:
+        if e.file in run_ids or not in_ground_truth(e) or e.file == "release.json":
+            continue
+        for cid in (gt_ids.get(e.file), _id_from_name(e.file)):
+            if cid is not None:
+                defective.setdefault(cid, e.file)
+    out = []
+    for e in errors:
+        cause = defective.get(run_ids.get(e.file, "")) if e.rule == "unknown_reference" else None
+        out.append(replace(e, cause=cause) if cause and not in_ground_truth(e) else e)
+    return sorted(out, key=lambda e: 2 if e.cause else 0 if in_ground_truth(e) else 1)
 
 
 def counts(ld: Any, predictor_rows: list[tuple[str, str, str, int]]) -> dict[str, int]:

@@ -106,10 +106,16 @@ def short(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Finding(Problem):
-    """A problem with its ``severity`` (``"error"`` or ``"warning"``) and ``rule``."""
+    """A problem with its ``severity`` (``"error"`` or ``"warning"``) and ``rule``.
+
+    ``cause`` is set on a follow-on error: a run output that refers to what a defective
+    ground-truth file lacks (a turn of a conversation whose file has an error). It names that
+    file; the load report lists follow-on errors last, under that file (fix it first).
+    """
 
     rule: str = "other"
     severity: str = "error"
+    cause: str = ""
 
     @classmethod
     def of(
@@ -385,27 +391,84 @@ def _open_block_warnings(file: str, doc: Any) -> list[Finding]:
     return out
 
 
+#: the group of the follow-on errors (findings with a ``cause``) in the load report
+FOLLOW_ON = "follow_on"
+FOLLOW_ON_TITLE = (
+    "follow-on errors of run outputs (they follow from the ground-truth errors above: fix those "
+    "first)"
+)
+#: follow-on errors listed per ground-truth file by default (``max_per_group=None``: all)
+_FOLLOW_ON_SHOWN = 3
+
+
+def rule_title(rule: str) -> str:
+    """The heading of a group of the load report (a rule, or :data:`FOLLOW_ON`)."""
+    return FOLLOW_ON_TITLE if rule == FOLLOW_ON else RULE_TITLES.get(rule, rule)
+
+
+def in_ground_truth(finding: Any) -> bool:
+    """Whether a finding is about the ground truth or ``release.json`` (not under ``runs/``)."""
+    file = str(finding.file)
+    return not (file == "runs" or file.startswith("runs/"))
+
+
 def group_counts(findings: Any) -> list[tuple[str, int]]:
-    """(rule, count) of the findings, most frequent first."""
+    """(rule, count) of the findings, most frequent first; follow-on errors (those with a
+    ``cause``) are one group, :data:`FOLLOW_ON`, counted last."""
     counts: dict[str, int] = {}
+    follow_on = 0
     for f in findings:
-        counts[f.rule] = counts.get(f.rule, 0) + 1
-    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        if getattr(f, "cause", ""):
+            follow_on += 1
+        else:
+            counts[f.rule] = counts.get(f.rule, 0) + 1
+    out = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return out + ([(FOLLOW_ON, follow_on)] if follow_on else [])
 
 
 def format_findings(findings: Any, heading: str, *, max_per_group: int | None = 10) -> list[str]:
-    """Lines of one severity: the heading with the count, then each group with its count."""
+    """Lines of one severity: the heading with the count, then each group with its count.
+
+    The groups holding a finding of the ground truth (or ``release.json``) come first, then those
+    of run outputs only (each by size), and in each group the ground-truth findings first: what
+    else is reported often follows from them. Follow-on errors (a ``cause``) come last, listed
+    under the ground-truth file they follow from.
+    """
     findings = list(findings)
     if not findings:
         return []
+    unlimited = max_per_group is None or max_per_group <= 0
     lines = [f"{heading} ({len(findings)}):"]
-    for rule, n in group_counts(findings):
-        lines.append(f"  {RULE_TITLES.get(rule, rule)}: {n}")
-        shown = [f for f in findings if f.rule == rule]
-        limit = len(shown) if max_per_group is None or max_per_group <= 0 else max_per_group
+    primary = [f for f in findings if not getattr(f, "cause", "")]
+    groups = group_counts(primary)
+    has_truth = {f.rule for f in primary if in_ground_truth(f)}
+    for rule, n in sorted(groups, key=lambda g: g[0] not in has_truth):  # stable: by size
+        lines.append(f"  {rule_title(rule)}: {n}")
+        shown = sorted((f for f in primary if f.rule == rule), key=lambda f: not in_ground_truth(f))
+        limit = len(shown) if unlimited else max_per_group
         lines += [f"    {f}" for f in shown[:limit]]
         if len(shown) > limit:
             lines.append(f"    ... and {len(shown) - limit} more (--all lists every one)")
+    by_cause: dict[str, list[Any]] = {}
+    for f in findings:
+        if getattr(f, "cause", ""):
+            by_cause.setdefault(f.cause, []).append(f)
+    if by_cause:
+        lines.append(f"  {FOLLOW_ON_TITLE}: {len(findings) - len(primary)}")
+        causes = list(by_cause.items())
+        n_causes = len(causes) if unlimited else max_per_group
+        for cause, found in causes[:n_causes]:
+            n_files = len({f.file for f in found})
+            verb = "follows" if len(found) == 1 else "follow"
+            lines.append(f"    {len(found)} {verb} from {cause} (in {n_files} run "
+                         f"file{'s' if n_files != 1 else ''}):")  # fmt: skip
+            limit = len(found) if unlimited else min(_FOLLOW_ON_SHOWN, max_per_group)
+            lines += [f"      {f}" for f in found[:limit]]
+            if len(found) > limit:
+                lines.append(f"      ... and {len(found) - limit} more (--all lists every one)")
+        if len(causes) > n_causes:
+            lines.append(f"    ... and {len(causes) - n_causes} more ground-truth files "
+                         "(--all lists every one)")  # fmt: skip
     return lines
 
 

@@ -101,6 +101,7 @@ from attunestats.release._findings import (
     info_defaults,
     merge,
     missing_runs,
+    order_errors,
     raise_release_error,
 )
 from attunestats.release._loader import (
@@ -202,8 +203,8 @@ def _check_info(info: Any, problems: list[Problem]) -> dict[str, Any]:
         )
         return {}
     if info.get("simulated") is not None and not isinstance(info["simulated"], bool):
-        problems.append(Problem("release.json", "$.simulated", "must be true or false",
-                                _short(info["simulated"])))  # fmt: skip
+        problems.append(Finding("release.json", "$.simulated", "must be true or false",
+                                _short(info["simulated"]), "wrong_type"))  # fmt: skip
     fmt = info.get("format")
     if fmt is not None and fmt != RELEASE_FORMAT:
         problems.append(
@@ -363,6 +364,7 @@ def _build(
     seen_keys: dict[tuple[str, str, str], str] = {}
     n_loaded: dict[str, int] = dict.fromkeys(predictors, 0)
     n_files: dict[str, int] = dict.fromkeys(predictors, 0)
+    run_ids: dict[str, str] = {}  # run file -> its conversation id
     listed_predictors = info.get("predictors") if isinstance(info.get("predictors"), dict) else {}
     for predictor, name, doc in runs:
         n_loaded.setdefault(predictor, 0)
@@ -390,6 +392,7 @@ def _build(
                     "$.source_file", "source_file is not conversation_<N>.json", doc["source_file"]
                 )
             continue
+        run_ids[name] = cid
         if not (isinstance(doc.get("conversationId"), str) and doc["conversationId"]):
             ld.event("$.source_file", "run_id_from_source_file", doc.get("source_file"), cid)
         if cid in excluded:
@@ -444,6 +447,7 @@ def _build(
     if strict and warnings:
         errors += [Finding.of(w, severity="error") for w in warnings]
         warnings = []
+    errors = order_errors(errors, {n: c for c, n in by_id.items()}, run_ids)  # ground truth 1st
     read = dict(read or {})
     read.update(counts(ld, predictor_rows))
     if errors:

@@ -397,10 +397,11 @@ class LoadReport(ResultMixin):
         return self.events.copy()
 
     def findings_frame(self) -> pd.DataFrame:
-        """One row per error and warning: severity, rule, file, path, message, value."""
-        rows = [(f.severity, f.rule, f.file, f.path, f.message, f.value)
+        """One row per error and warning: severity, rule, file, path, message, value and cause
+        (for a follow-on error, the ground-truth file whose error it follows from)."""
+        rows = [(f.severity, f.rule, f.file, f.path, f.message, f.value, getattr(f, "cause", ""))
                 for f in (*self.errors, *self.warnings)]  # fmt: skip
-        cols = ["severity", "rule", "file", "path", "message", "value"]
+        cols = ["severity", "rule", "file", "path", "message", "value", "cause"]
         return pd.DataFrame(rows, columns=cols).astype("str")
 
     @property
@@ -410,21 +411,23 @@ class LoadReport(ResultMixin):
 
     def summary_line(self) -> str:
         """One line: the number of errors and warnings, the largest groups named."""
-        from attunestats.release.check import RULE_TITLES, group_counts
+        from attunestats.release.check import group_counts, rule_title
 
         parts = []
         for what, found in (("error", self.errors), ("warning", self.warnings)):
             if found:
                 groups = group_counts(found)
-                named = "; ".join(
-                    f"{n} {RULE_TITLES.get(r, r).split(' (')[0]}" for r, n in groups[:3]
-                )
+                named = "; ".join(f"{n} {rule_title(r).split(' (')[0]}" for r, n in groups[:3])
                 more = "; ..." if len(groups) > 3 else ""
                 parts.append(f"{len(found)} {what}{'s' if len(found) != 1 else ''} ({named}{more})")
         return ", ".join(parts) if parts else "no errors, no warnings"
 
     def text(self, *, max_per_group: int | None = 10, errors_only: bool = False) -> str:
         """The printed report: errors, then warnings (grouped and counted), then what was read.
+
+        Errors of the ground truth come first; the errors of run outputs that follow from them
+        (a prediction for a turn a defective conversation file lacks) are listed last, under the
+        ground-truth file they follow from.
 
         ``max_per_group`` findings are listed per group (``None``: all); ``errors_only`` leaves
         out the warnings, what was read and the normalisation counts.

@@ -145,3 +145,76 @@ def test_discrimination_contrast_is_a_result(comparison):
         assert word in flat, word
     short = repr(res)
     assert short.startswith("<DiscriminationContrast:") and "\n" not in short
+
+
+def test_scores_follow_the_result_contract(small_simulated_scores):
+    # at.score's result: to_frame() the tidy predictor-level table, summary() a short table
+    # (composite and pillars per predictor) naming the release, its counts and the conventions
+    scores = small_simulated_scores
+    assert isinstance(scores, ResultMixin)
+    frame = scores.to_frame()
+    assert frame.columns.tolist() == [
+        "predictor", "mode", "metric", "value", "standard_error", "n", "simulated"]  # fmt: skip
+    assert len(frame) == len(scores.predictor) and frame["simulated"].all()
+    assert not frame.duplicated(["predictor", "mode", "metric"]).any()
+    pd.testing.assert_series_equal(frame["value"], scores.predictor["value"])
+    text = str(scores.summary())
+    flat = " ".join(text.split())
+    n_pred = scores.predictors["predictor"].nunique()
+    n_conv = scores.design["conversation_id"].nunique()
+    n_part = scores.design["participant_id"].nunique()
+    for word in ("SIMULATED DATA", scores.release_info["name"], f"{n_pred} predictors",
+                 f"{n_conv} conversations", f"{n_part} participants", "Conventions: spec defaults",
+                 "composite_score", "emotion_tracking"):  # fmt: skip
+        assert word in flat, word
+    body = text.split("-" * 96)[1].split("=" * 96)[0]
+    assert len(body.strip().splitlines()) == n_pred + 1  # short: one line per predictor
+    composite = frame[frame["metric"] == "composite_score"].iloc[0]
+    assert format_number(composite["value"]) in body
+    # filters, the repr kept, notebooks show the summary
+    one = str(scores.summary(metric="avg_emotion_f1"))
+    one = one.split("-" * 96)[1].split("=" * 96)[0]
+    assert "avg_emotion_f1" in one and "composite_score" not in one
+    assert repr(scores).startswith("<Scores: ") and "\n" not in repr(scores)
+    assert "SIMULATED" in repr(scores)
+    assert scores._repr_html_().startswith("<pre>")
+    # a real release says nothing about simulation; changed conventions are named
+    real = dataclasses.replace(scores, release_info={**scores.release_info, "simulated": False},
+                               options=dataclasses.replace(scores.options, composite_rounding="half_up"))  # fmt: skip
+    assert not real.to_frame()["simulated"].any()
+    shown = " ".join(str(real.summary()).split())
+    assert "SIMULATED" not in shown and "non-default: composite_rounding=half_up" in shown
+
+
+def test_contrast_model_follows_the_result_contract(bundled_scores):
+    from attunestats.design.power import ContrastModel, fit_contrast
+
+    model = fit_contrast(bundled_scores, metric="avg_emotion_f1",
+                         predictors=("sim-model-02", "sim-model-01"))  # fmt: skip
+    frame = model.to_frame()
+    assert frame["parameter"].tolist() == ["effect", "sd", "standardized_effect", "icc",
+                                           "cluster_cv"]  # fmt: skip
+    got = dict(zip(frame["parameter"], frame["value"], strict=True))
+    assert got["effect"] == model.effect and got["sd"] == model.sd and got["icc"] == model.icc
+    assert got["standardized_effect"] == pytest.approx(model.effect / model.sd)
+    assert frame["simulated"].all() and (frame["n_participants"] == 11).all()
+    assert (frame["n_conversations"] == model.source["n_conversations"]).all()
+    short = repr(model)
+    assert short.startswith("<ContrastModel: paired 'sim-model-02 - sim-model-01'")
+    assert "\n" not in short and len(short) < 300 and "SIMULATED" in short
+    assert "source=" not in short  # not the dataclass dump
+    flat = " ".join(str(model.summary()).split())
+    for word in ("Clustered normal model", "SIMULATED DATA", "Estimand:", "sim-model-02 - "
+                 "sim-model-01 on avg_emotion_f1", "Method:", "11 participants",
+                 format_number(model.effect), format_number(model.icc), "cluster_cv"):  # fmt: skip
+        assert word in flat, word
+    # specified, not fitted: between groups, with the allocation; not simulated
+    spec = ContrastModel("between", effect=0.1, sd=0.5, icc=0.2, allocation=0.25)
+    assert spec.to_frame()["parameter"].iloc[-1] == "allocation"
+    assert (spec.to_frame()["n_conversations"] == -1).all()
+    assert "specified" in repr(spec) and "SIMULATED" not in repr(spec)
+    flat = " ".join(str(spec.summary()).split())
+    assert "specified (not fitted)" in flat and "share of participants in focal group" in flat
+    assert "SIMULATED" not in flat
+    # the round trip of the study runner still holds
+    assert ContrastModel.from_dict(model.to_dict()) == model

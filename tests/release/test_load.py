@@ -879,9 +879,10 @@ def test_predictor_with_no_files(tmp_path, write_release):
     (root / "runs" / "empty").mkdir(parents=True)
     with pytest.raises(ReleaseError) as info:
         load_release(root)
+    # release.json (like the ground truth) before the run outputs
     assert problems_of(info) == [
-        "runs/empty: predictor has no run files",
         "release.json: $.predictors.ghost: predictor listed in release.json has no run files (got 'ghost')",
+        "runs/empty: predictor has no run files",
     ]
 
 

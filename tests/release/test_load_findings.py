@@ -267,3 +267,88 @@ def test_a_null_or_blank_judge_score_warns_and_the_turn_averages_the_others(
         )
     )
     assert _warned(rel, "judge_score_null") == []
+
+
+@pytest.mark.parametrize("defect", ["deleted", "null"])
+def test_a_ground_truth_defect_comes_before_the_run_errors_that_follow_from_it(
+    tmp_path, write_release, capsys, defect
+):
+    # conversation 1 lost its turns: every predicted turn of its runs refers to a turn the ground
+    # truth lacks. The cause is listed first, the run errors after it as its follow-on errors;
+    # a run error of its own (a run for conversation 3, which has no file) is not one of them
+    from attunestats.cli import main
+    from attunestats.release.check import FOLLOW_ON_TITLE
+    from attunestats.release.load import check_release
+
+    broken = _conv(turns=[_turn(1), _turn(2)])
+    if defect == "deleted":
+        del broken["turns"]
+    else:
+        broken["turns"] = None
+    convs = {"conversation_1.json": broken, "conversation_2.json": _conv("2")}
+    turns = [{"turnNumber": 1}, {"turnNumber": 2}]
+    runs = {p: {"conversation_1.json": _run(turns=turns), "conversation_2.json": _run("2")}
+            for p in ("m", "n")}  # fmt: skip
+    runs["m"]["conversation_3.json"] = _run("3")
+    root = write_release(tmp_path, convs, runs)
+    report = check_release(root)
+    first = report.errors[0]
+    assert (first.file, first.path, first.message) == (
+        GT1,
+        "$.turns",
+        "missing required field turns",
+    )
+    follow = [
+        e for e in report.errors if "which conversation '1' of the ground truth lacks" in e.message
+    ]
+    assert len(follow) == 4 and all(e.cause == GT1 for e in follow)
+    assert list(report.errors[-4:]) == follow  # the follow-on errors last
+    [own] = [e for e in report.errors if e.file == "runs/m/conversation_3.json"]
+    assert own.cause == "" and report.errors.index(own) < report.errors.index(follow[0])
+    # the printed report: the cause first, the follow-on errors grouped under it
+    text = report.text()
+    assert text.index("missing required field turns") < text.index("prediction for turn")
+    assert f"{FOLLOW_ON_TITLE}: 4" in text and f"4 follow from {GT1} (in 2 run files):" in text
+    assert report.findings_frame().query("cause != ''")["file"].nunique() == 2
+    assert "4 follow-on errors of run outputs" in report.summary_line()
+    # the exception raised by load_release lists the cause first too
+    with pytest.raises(ReleaseError) as info:
+        load_release(root)
+    assert str(info.value).splitlines()[1].strip().startswith(f"{GT1}: $.turns: missing required")
+    # attunestats validate: the first error shown is the cause
+    assert main(["validate", str(root)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "errors (6):" and err[2] == f"    {GT1}: $.turns: missing required field turns"
+
+
+def test_runs_of_an_unreadable_ground_truth_file_are_its_follow_on_errors(tmp_path, write_release):
+    from attunestats.release.load import check_release
+
+    convs = {"conversation_1.json": _conv(), "conversation_2.json": _conv("2")}
+    runs = {p: {"conversation_1.json": _run(), "conversation_2.json": _run("2")} for p in "mn"}
+    root = write_release(tmp_path, convs, runs)
+    (root / GT1).write_text("{not json")
+    report = check_release(root)
+    assert report.errors[0].file == GT1 and report.errors[0].rule == "unreadable"
+    assert [(e.file, e.cause) for e in report.errors[1:]] == [
+        ("runs/m/conversation_1.json", GT1), ("runs/n/conversation_1.json", GT1)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("value", "severity", "message"), [
+    ("yes", "error", "must be true or false"), (1, "error", "must be true or false"),
+    (None, "warning", "null: the release is read as real data"),
+])  # fmt: skip
+def test_a_bad_simulated_flag_gives_one_message(tmp_path, write_release, value, severity, message):
+    # "simulated": "yes" is an error; it must not also be warned about as "missing"
+    from attunestats.release.load import check_release
+
+    info = {"simulated": value, "predictors": {"m": {"kind": "model"}}}
+    root = write_release(tmp_path, {"conversation_1.json": _conv()},
+                         {"m": {"conversation_1.json": _run()}}, info)  # fmt: skip
+    report = check_release(root)
+    found = [f for f in (*report.errors, *report.warnings)
+             if (f.file, f.path) == ("release.json", "$.simulated")]  # fmt: skip
+    assert len(found) == 1, found
+    assert found[0].severity == severity and found[0].message.startswith(message)
+    if severity == "error":
+        assert found[0].rule == "wrong_type"

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
+from attunestats._results import ResultMixin, _shorten
 from attunestats.design.power._common import (
     DESIGNS,
     Alternative,
@@ -30,10 +31,30 @@ if TYPE_CHECKING:
 
 __all__ = ["ContrastModel", "fit_contrast", "fit_contrast_values"]
 
+#: what each parameter of :meth:`ContrastModel.to_frame` is, in words (shown by ``summary()``)
+_PARAMETERS = {
+    "effect": "the contrast, in the metric's units",
+    "sd": "total SD of a conversation's value",
+    "standardized_effect": "effect / sd",
+    "icc": "variance share between participants",
+    "cluster_cv": "CV of conversations per participant",
+    "allocation": "share of {unit} in focal group",
+}
+_DESIGN_WORDS = {
+    "paired": "paired difference of two predictors per conversation",
+    "between": "difference between groups of participants",
+    "within": "difference between groups of conversations within participants",
+}
 
-@dataclass(frozen=True)
-class ContrastModel:
+
+@dataclass(frozen=True, repr=False)
+class ContrastModel(ResultMixin):
     """Clustered normal model of a conversation-level contrast (see the module docstring).
+
+    A result (:mod:`attunestats._results`): ``to_frame()`` is one row per parameter (``effect,
+    sd, standardized_effect, icc, cluster_cv`` and, unless ``paired``, ``allocation``),
+    ``summary()`` the same with what each parameter means and where it was fitted, and the repr
+    one line with the numbers.
 
     Attributes
     ----------
@@ -56,6 +77,21 @@ class ContrastModel:
     simulated : bool
         True when fitted on a simulated release (results carry the simulated label either way:
         power is a simulation).
+
+    Examples
+    --------
+    >>> from attunestats.design.power import ContrastModel
+    >>> model = ContrastModel("paired", effect=0.03, sd=0.15, icc=0.1, metric="avg_emotion_f1")
+    >>> model
+    <ContrastModel: paired on avg_emotion_f1; effect=0.03, sd=0.15, icc=0.1, cluster_cv=0; specified>
+    >>> model.to_frame()[["parameter", "value"]]
+                 parameter  value
+    0               effect   0.03
+    1                   sd   0.15
+    2  standardized_effect   0.20
+    3                  icc   0.10
+    4           cluster_cv   0.00
+    >>> print(model.summary())  # the parameters in words  # doctest: +SKIP
     """
 
     design: Design
@@ -109,6 +145,84 @@ class ContrastModel:
             alternative=alternative,
             method=method,
         )
+
+    # -- result protocol ------------------------------------------------------------------------
+    _title = "Clustered normal model of a contrast"
+
+    @property
+    def n_conversations(self) -> int | None:
+        """Conversations the model was fitted on (None when specified)."""
+        n = self.source.get("n_conversations")
+        return int(n) if isinstance(n, int | np.integer) else None
+
+    @property
+    def n_participants(self) -> int | None:
+        """Participants the model was fitted on (None when specified)."""
+        n = self.source.get("n_participants")
+        return int(n) if isinstance(n, int | np.integer) else None
+
+    @property
+    def estimand(self) -> str:
+        """What the contrast is, in words."""
+        what = self.label or f"{self.design} contrast"
+        return f"{what} on {self.metric or 'values'}: {_DESIGN_WORDS[self.design]}"
+
+    @property
+    def method(self) -> str:
+        """How the parameters were obtained, in words."""
+        if self.n_conversations is None:
+            return "specified (not fitted)"
+        return (
+            "moment estimates (one-way random-effects ANOVA of the residuals) from "
+            f"{self.n_conversations} conversations of {self.n_participants} participants"
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per parameter: ``design, metric, label, parameter, value, n_conversations,
+        n_participants`` (-1 when specified) and ``simulated``."""
+        names = [n for n in _PARAMETERS if n != "allocation" or self.design != "paired"]
+        values = {n: getattr(self, n) for n in names if n != "standardized_effect"}
+        values["standardized_effect"] = self.effect / self.sd
+        return pd.DataFrame(
+            {
+                "design": self.design,
+                "metric": self.metric,
+                "label": self.label,
+                "parameter": names,
+                "value": [float(values[n]) for n in names],
+                "n_conversations": -1 if self.n_conversations is None else self.n_conversations,
+                "n_participants": -1 if self.n_participants is None else self.n_participants,
+                "simulated": self.simulated,
+            }
+        )
+
+    def _summary_parts(self) -> tuple[str, dict[str, str], pd.DataFrame, list[str]]:
+        meta = {"Estimand": self.estimand, "Method": self.method}
+        if self.n_conversations is not None:
+            meta["Units"] = (f"{self.n_participants} participants, {self.n_conversations} "
+                             "conversations")  # fmt: skip
+        release = self.source.get("release")
+        if release:
+            meta["Release"] = str(release)
+        frame = self.to_frame()
+        unit = "participants" if self.design == "between" else "conversations"
+        meaning = [_PARAMETERS[n].format(unit=unit) for n in frame["parameter"]]
+        table = frame[["parameter", "value"]].assign(meaning=meaning)
+        notes = ["power and sample sizes from this model: power_curve(model, ...), "
+                 "sample_size(model=model, ...), model.analytic_power(...)"]  # fmt: skip
+        return self._title, meta, table, notes
+
+    def __repr__(self) -> str:
+        what = f"{self.design} {_shorten(self.label, 40)!r}" if self.label else self.design
+        numbers = (f"effect={self.effect:.4g}, sd={self.sd:.4g}, icc={self.icc:.3g}, "
+                   f"cluster_cv={self.cluster_cv:.3g}")  # fmt: skip
+        if self.design != "paired":
+            numbers += f", allocation={self.allocation:.3g}"
+        fitted = (f"fitted on {self.n_conversations} conversations of {self.n_participants} "
+                  "participants" if self.n_conversations is not None else "specified")  # fmt: skip
+        flag = "; SIMULATED" if self.simulated else ""
+        return (f"<ContrastModel: {what} on {self.metric or 'values'}; {numbers}; "
+                f"{fitted}{flag}>")  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able parameters."""
@@ -283,6 +397,24 @@ def fit_contrast(
     ``predictor``, or its mean over the evaluated models when ``predictor`` is None. ``metric``
     must be a mean-aggregated conversation-level registry metric (pooled metrics are not means
     of conversation values: use :func:`release_power`).
+
+    Examples
+    --------
+    >>> import attunestats as at
+    >>> from attunestats.design.power import fit_contrast
+    >>> scores = at.score(at.load_bundled_release())
+    >>> model = fit_contrast(scores, metric="avg_emotion_f1",
+    ...                      predictors=("sim-model-02", "sim-model-01"))
+    >>> model  # doctest: +ELLIPSIS
+    <ContrastModel: paired 'sim-model-02 - sim-model-01' on avg_emotion_f1; effect=0.04774, ...; SIMULATED>
+    >>> model.to_frame()[["parameter", "value"]].round(3)
+                 parameter  value
+    0               effect  0.048
+    1                   sd  0.242
+    2  standardized_effect  0.197
+    3                  icc  0.000
+    4           cluster_cv  0.479
+    >>> print(model.summary())  # estimand, method, units, the parameters  # doctest: +SKIP
     """
     from attunestats.metrics.registry import METRICS
 
