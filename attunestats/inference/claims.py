@@ -47,6 +47,7 @@ simulated: a verdict on simulated data checks the method against what the simula
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -303,39 +304,60 @@ def verdict_of(parts: pd.DataFrame, power: float | None = None) -> str:
 def t_power(parts: list[dict[str, Any]], alpha: float, n_units: int) -> tuple[float, float]:
     """Power to show every part (each at its true claimed size) and participants for 80%.
 
-    The true value of each part is taken to be its estimate when it lies on the claimed side
-    (0 for equivalence parts, the claim's most favourable case), the SE scales as
-    ``1 / sqrt(P)``; the power of showing all parts is the product of the parts' powers
-    (independence across parts assumed: a rough planning number, labelled as such). Both are
-    NaN when a part has no positive, finite standard error (e.g. a metric every predictor scores
-    the same): the power of such a part is not defined.
+    The true value of each part is taken to be its estimate (0 for equivalence parts, the
+    claim's most favourable case); a difference part is shown only on its claimed side, so an
+    estimate on the other side gives it almost no power. Each part is tested as the audit tests
+    it: a t test on the part's own (working-model) df, scaled to ``n`` participants as
+    ``df (n - 1) / (P - 1)``, with the SE scaling as ``1 / sqrt(n)``, and Holm over the parts
+    (all parts shown means the sorted p-values pass Holm's steps ``alpha / k, ...,
+    alpha``). The parts are taken as independent: a rough planning number, labelled as such.
+    Both are NaN when a part has no positive, finite standard error (e.g. a metric every
+    predictor scores the same): the power of such a part is not defined.
     """
     ses = np.array([float(p["standard_error"]) for p in parts], dtype=float)
     if not len(ses) or not (np.isfinite(ses) & (ses > 0)).all():
         return np.nan, np.nan
+    k = len(parts)
+    levels = alpha / np.arange(k, 0, -1)  # Holm's steps: alpha / k, ..., alpha
+
+    def reject(p: dict[str, Any], n: float, level: float) -> float:
+        """Probability that the part's test rejects at ``level`` with ``n`` participants."""
+        se = p["standard_error"] * np.sqrt(n_units / n)
+        df = max(float(p.get("df", n_units - 1.0)) * (n - 1.0) / max(n_units - 1.0, 1.0), 1.0)
+        if p["test"] == "equivalence":
+            z = p["margin"] / se - stats.t.ppf(1 - level, df)
+            return max(2 * stats.t.cdf(z, df) - 1, 0.0) if z > 0 else 0.0
+        q = stats.t.ppf(1 - level / 2, df)
+        claimed = p.get("claimed")
+        delta = {"positive": p["estimate"], "negative": -p["estimate"]}.get(
+            claimed, abs(p["estimate"])
+        )
+        return float(stats.t.sf(q - delta / se, df))
 
     def power_at(n: float) -> float:
-        total = 1.0
-        for p in parts:
-            se = p["standard_error"] * np.sqrt(n_units / n)
-            df = max(n - 1.0, 1.0)
-            if p["test"] == "equivalence":
-                q = stats.t.ppf(1 - alpha, df)
-                z = p["margin"] / se - q
-                total *= max(2 * stats.t.cdf(z, df) - 1, 0.0) if z > 0 else 0.0
-            else:
-                delta = abs(p["estimate"])
-                q = stats.t.ppf(1 - alpha / 2, df)
-                total *= float(stats.t.sf(q - delta / se, df))
+        # P(p_i <= level_j) for every part and step; a part's p-value falls in bin j when it is
+        # below step j but not step j - 1 (bin k: above alpha); Holm shows all parts when, for
+        # every j, at least j p-values lie below step j
+        cdf = np.array([[reject(p, n, a) for a in levels] for p in parts])  # (k, k), rising
+        bins = np.diff(np.column_stack([np.zeros(k), cdf]), axis=1)  # (k, k) bin probabilities
+        total = 0.0
+        for assignment in itertools.product(range(k), repeat=k):
+            counts = np.cumsum(np.bincount(assignment, minlength=k))
+            if np.all(counts >= np.arange(1, k + 1)):
+                total += float(np.prod(bins[np.arange(k), assignment]))
         return total
 
     now = power_at(float(n_units))
-    needed = np.nan
-    for n in range(max(n_units, 3), 20_001):
-        if power_at(float(n)) >= 0.8:
-            needed = float(n)
-            break
-    return now, needed
+    # the power rises with n (smaller SE, more df): bisect for the smallest n reaching 0.8
+    lo, hi = max(n_units, 3), 20_000
+    if power_at(float(hi)) < 0.8:
+        return now, np.nan
+    if power_at(float(lo)) >= 0.8:
+        return now, float(lo)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if power_at(float(mid)) >= 0.8 else (mid, hi)
+    return now, float(hi)
 
 
 # --------------------------------------------------------------------------------------------

@@ -482,10 +482,11 @@ def compare_models(
         else (lambda w: bootstrap_family(source, w))
     )  # fmt: skip
     if participants:
-        method = {
+        method = (f"stratified participant jackknife (strata {source.design.strata!r}), t tests "
+                  "(Satterthwaite df over the strata)" if source.design.strata else {
             "jackknife": "participant jackknife, t tests (working-model Satterthwaite df)",
             "cr2": "CR2, t tests (working-model Satterthwaite df)",
-        }[source.method]
+        }[source.method])  # fmt: skip
         estimand = ESTIMANDS["participants"]
     else:
         method = (f"{source.plan.unit} bootstrap ({source.plan.describe()}), "

@@ -104,6 +104,9 @@ def test_stratified_group_contrast_is_welchs_test_on_participant_means():
     np.testing.assert_allclose(con["standard_error"][0], np.sqrt(s1 + s2), rtol=1e-10)
     np.testing.assert_allclose(con["df"][0], welch.df, rtol=1e-10)
     np.testing.assert_allclose(con["pvalue"][0], welch.pvalue, rtol=1e-10)
+    # the labels say which df these are (Welch's over the strata, not the working model's)
+    assert "Satterthwaite df over the strata" in res.describe()
+    assert "working-model" not in res.describe() and "working-model" not in str(res.summary())
 
 
 def test_influence_values_of_a_ratio_are_its_linearisation():
