@@ -379,10 +379,14 @@ def claim_f(
 def claim_f_power(evidence: pd.DataFrame, *, alpha: float, n_models: int) -> tuple[float, float]:
     """Power to support claim (f) at this size, and participants for 80% (planning numbers).
 
-    Each evidence row that enters the verdict is taken at its estimated size (``|difference|``
-    on the claimed side) with its standard error scaled as ``1 / sqrt(P)`` for ``P``
-    participants and ``P - 1`` degrees of freedom; a row is shown with the power of its
-    two-sided level-``alpha`` t test (uncorrected: a rough, optimistic planning number). The
+    Each evidence row that enters the verdict is taken at its estimated size (its
+    ``difference``; a row is shown only on its ``claimed`` side, so a difference on the other
+    side has almost no power) with its standard error scaled as ``1 / sqrt(P)`` for ``P``
+    participants and its own degrees of freedom ``df`` scaled as ``(P - 1) / (P_now - 1)``
+    (``P - 1`` without a ``df`` column); a row is shown with the power of its two-sided t test
+    at the level its interval was computed at (``1 - interval_level``: the corrected level of
+    this sample's tests, a planning proxy for Holm's data-dependent steps; ``alpha`` without the
+    column). Rows are taken as independent: a rough planning number. The
     preference part needs more than ``n_models / 2`` of its rows shown (the number shown is
     Poisson-binomial, rows taken as independent), the goal part its one row; the power is the
     product. NaN when the units are not participants (then the sample size is not a number of
@@ -408,9 +412,21 @@ def claim_f_power(evidence: pd.DataFrame, *, alpha: float, n_models: int) -> tup
 
     def shown(part: pd.DataFrame, n: float) -> np.ndarray:
         se = part["standard_error"].to_numpy(float) * np.sqrt(n_units / n)
-        df = max(n - 1.0, 1.0)
-        q = stats.t.ppf(1 - alpha / 2, df)
-        return stats.t.sf(q - np.abs(part["difference"].to_numpy(float)) / se, df)
+        if "df" in part:
+            df_now = part["df"].to_numpy(float)
+            df = np.maximum(df_now * (n - 1.0) / max(n_units - 1.0, 1.0), 1.0)
+        else:
+            df = np.full(len(part), max(n - 1.0, 1.0))
+        level = (1.0 - part["interval_level"].to_numpy(float) if "interval_level" in part
+                 else np.full(len(part), alpha))  # fmt: skip
+        diff = part["difference"].to_numpy(float)
+        if "claimed" in part:
+            sign = np.where(part["claimed"].to_numpy() == "negative", -1.0, 1.0)
+            delta = sign * diff
+        else:
+            delta = np.abs(diff)
+        q = stats.t.ppf(1 - level / 2, df)
+        return stats.t.sf(q - delta / se, df)
 
     def power_at(n: float) -> float:
         dist = np.array([1.0])  # Poisson-binomial distribution of the preference rows shown
@@ -423,9 +439,13 @@ def claim_f_power(evidence: pd.DataFrame, *, alpha: float, n_models: int) -> tup
     now = power_at(n_units)
     if not np.isfinite(now):
         return float("nan"), float("nan")
-    needed = float("nan")
-    for n in range(max(int(n_units), 3), 20_001):
-        if power_at(float(n)) >= 0.8:
-            needed = float(n)
-            break
-    return now, needed
+    # the power rises with n: bisect for the smallest n reaching 0.8
+    lo, hi = max(int(n_units), 3), 20_000
+    if not power_at(float(hi)) >= 0.8:
+        return now, float("nan")
+    if power_at(float(lo)) >= 0.8:
+        return now, float(lo)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if power_at(float(mid)) >= 0.8 else (mid, hi)
+    return now, float(hi)

@@ -677,3 +677,24 @@ def test_claim_f_power_is_the_binomial_closed_form_when_the_models_are_alike():
     # not a number of participants: no planning numbers
     assert np.isnan(claim_f_power(_evidence([d] * 5, g, se, unit="conversations"), alpha=alpha,
                                   n_models=5)[0])  # fmt: skip
+
+
+def test_claim_f_power_tests_rows_as_the_audit_did():
+    # with the rows' own df, the level their intervals were computed at (Holm's step here taken
+    # as alpha / 5 for the preference rows) and their claimed side, the closed form changes
+    # accordingly; a goal difference on the wrong side has (almost) no power, at any size
+    from scipy import stats
+
+    from attunestats.baseline.claim import claim_f_power
+
+    alpha, se, d, g, df = 0.05, 0.03, 0.05, -0.04, 6.3
+    ev = _evidence([d] * 5, g, se)
+    ev["df"], ev["claimed"] = df, ["positive"] * 5 + ["negative"]
+    ev["interval_level"] = [1 - alpha / 5] * 5 + [1 - alpha]
+    power, _ = claim_f_power(ev, alpha=alpha, n_models=5)
+    p = stats.t.sf(stats.t.ppf(1 - alpha / 10, df) - d / se, df)
+    p_goal = stats.t.sf(stats.t.ppf(1 - alpha / 2, df) - abs(g) / se, df)
+    assert power == pytest.approx(stats.binom.sf(2, 5, p) * p_goal, rel=1e-12)
+    wrong = ev.assign(difference=[d] * 5 + [-g])
+    power, needed = claim_f_power(wrong, alpha=alpha, n_models=5)
+    assert power < 0.01 and np.isnan(needed)
