@@ -16,9 +16,11 @@ less the umask), the PNG and PDF of a figure only when both are written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -176,6 +178,15 @@ def _grid_cells(ns: Sequence[int], ps: Sequence[int] | None) -> list[tuple[int, 
     return cells
 
 
+@contextlib.contextmanager
+def _grid_noted() -> Iterator[None]:
+    """The design layer's warning about skipped grid cells, already said by the note of
+    :func:`_grid_cells`, is not repeated."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"left out \d+ of \d+ grid cells")
+        yield
+
+
 def _cmd_analytic(args: Any) -> int:
     import pandas as pd
 
@@ -253,12 +264,13 @@ def _cmd_curve(args: Any) -> int:
           f"effect {model.effect:.4g}, sd {model.sd:.4g}, icc {model.icc:.3g}, "
           f"cluster cv {model.cluster_cv:.3g}")  # fmt: skip
     effects = args.effect if (args.effect and len(args.effect) > 1) else args.effects
-    result = power_curve(
-        model, n_conversations=args.conversations, n_participants=args.participants,
-        effects=effects, n_simulations=args.simulations, alpha=args.alpha,
-        alternative=args.alternative, test=args.test, rng=args.seed, out=args.study,
-        **executor_options(args),
-    )  # fmt: skip
+    with _grid_noted():
+        result = power_curve(
+            model, n_conversations=args.conversations, n_participants=args.participants,
+            effects=effects, n_simulations=args.simulations, alpha=args.alpha,
+            alternative=args.alternative, test=args.test, rng=args.seed, out=args.study,
+            **executor_options(args),
+        )  # fmt: skip
     _print_table(result.to_frame(), args.out_csv)
     if args.test == "cluster_t" and args.alternative != "less":
         print(f"minimum detectable effect at power {args.power}:")
@@ -277,18 +289,19 @@ def _cmd_release(args: Any) -> int:
     _grid_cells(args.conversations, args.participants)
     effects = truth_from_file(args.truth) if args.truth else None
     config = None if effects is not None else SCENARIOS[args.scenario]
-    result = release_power(
-        config, metric=args.metric, n_conversations=args.conversations,
-        n_participants=args.participants,
-        logit_differences=(
-            args.logit_differences
-            if args.logit_differences is not None or effects is not None
-            else [0.0]
-        ),
-        effects=effects, predictors=args.predictors, unit=args.unit,
-        n_simulations=args.simulations, n_resamples=args.resamples, alpha=args.alpha,
-        rng=args.seed, out=args.study, **executor_options(args),
-    )  # fmt: skip
+    with _grid_noted():
+        result = release_power(
+            config, metric=args.metric, n_conversations=args.conversations,
+            n_participants=args.participants,
+            logit_differences=(
+                args.logit_differences
+                if args.logit_differences is not None or effects is not None
+                else [0.0]
+            ),
+            effects=effects, predictors=args.predictors, unit=args.unit,
+            n_simulations=args.simulations, n_resamples=args.resamples, alpha=args.alpha,
+            rng=args.seed, out=args.study, **executor_options(args),
+        )  # fmt: skip
     _print_table(result.to_frame(), args.out_csv)
     if args.figure:
         frame = result.to_frame().assign(effect=lambda f: f["logit_difference"])

@@ -214,6 +214,20 @@ def test_power_curve_is_reproducible_and_executor_independent():
     assert (a.table["n_simulations"] == 150).all()
 
 
+def test_power_curve_names_the_grid_cells_it_leaves_out():
+    # n_conversations is the total: a cell with fewer conversations than participants cannot be
+    # simulated; it is left out with a warning naming it, not silently
+    from attunestats.errors import AttunestatsWarning
+
+    model = ContrastModel("paired", effect=0.2, sd=1.0, icc=0.1)
+    with pytest.warns(AttunestatsWarning, match=r"left out 1 of 4 grid cells.*\(6 conversations, "
+                      r"11 participants\)"):  # fmt: skip
+        res = power_curve(model, n_conversations=[6, 30], n_participants=[5, 11],
+                          n_simulations=20, rng=1)  # fmt: skip
+    cells = set(map(tuple, res.table[["n_conversations", "n_participants"]].to_numpy().tolist()))
+    assert cells == {(6, 5), (30, 5), (30, 11)}
+
+
 def test_power_curve_input_errors():
     model = ContrastModel("paired", effect=0.2, sd=1.0, icc=0.1)
     with pytest.raises(ValueError, match="no grid point"):

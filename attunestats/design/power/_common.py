@@ -23,6 +23,30 @@ Design = Literal["paired", "between", "within"]
 Alternative = Literal["two-sided", "greater", "less"]
 
 
+def grid_cells(ns: Sequence[int], ps: Sequence[int | None]) -> list[list[int | None]]:
+    """The (n_conversations, n_participants) cells with at least one conversation per
+    participant; a warning names the cells left out, an error says when none is left."""
+    from attunestats.errors import AttunestatsWarning, warn
+
+    grid = [[int(n), None if p is None else int(p)] for n in ns for p in ps if p is None or n >= p]
+    skipped = [(int(n), int(p)) for n in ns for p in ps if p is not None and n < p]
+    if not grid:
+        raise ValueError(
+            "no grid point has n_conversations >= n_participants (n_conversations is the total "
+            f"over all participants; got n_conversations {sorted({int(n) for n in ns})}, "
+            f"n_participants {sorted({int(p) for p in ps if p is not None})})"
+        )
+    if skipped:
+        cells = ", ".join(f"({n} conversations, {p} participants)" for n, p in skipped[:10])
+        more = f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""
+        warn(
+            f"left out {len(skipped)} of {len(grid) + len(skipped)} grid cells with fewer "
+            f"conversations (the total over all participants) than participants: {cells}{more}",
+            AttunestatsWarning,
+        )
+    return grid
+
+
 def _check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
     if value not in choices:
         raise ValueError(f"{name} must be one of {tuple(choices)}; got {value!r}")

@@ -33,6 +33,7 @@ from attunestats.design.power._common import (
     _check_choice,
     _check_prob,
     _run,
+    grid_cells,
 )
 from attunestats.design.power.analytic import _safe_mde
 from attunestats.design.power.contrast import ContrastModel
@@ -543,9 +544,7 @@ def power_curve(
                     f"design='between' needs at least 2 participants in each group; "
                     f"n_participants={p} with allocation {model.allocation:g} gives {k} and {p - k}"
                 )
-    grid = [[int(n), None if p is None else int(p)] for n in ns for p in ps if p is None or n >= p]
-    if not grid:
-        raise ValueError("no grid point has n_conversations >= n_participants")
+    grid = grid_cells(ns, ps)
     effects_arr = _as_float_array("effects", model.effect if effects is None else effects)
     for name, v, low in (("n_simulations", n_simulations, 2), ("batch_size", batch_size, 1)):
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < low:

@@ -25,6 +25,7 @@ from attunestats.design.power._common import (
     _check_choice,
     _check_prob,
     _run,
+    grid_cells,
 )
 from attunestats.design.power.curve import PowerResult, summarise_power
 from attunestats.design.studies.runner import Study
@@ -213,9 +214,7 @@ def release_power(
     theta = base.theta[rows]
     ns = _as_int_array("n_conversations", n_conversations, 2)
     ps = _as_int_array("n_participants", n_participants, 1)
-    grid = [[int(n), int(p)] for n in ns for p in ps if n >= p]
-    if not grid:
-        raise ValueError("no grid point has n_conversations >= n_participants")
+    grid = grid_cells(ns, ps)
     if logit_differences is None:
         diffs: list[float | None] = [None]
     else:
