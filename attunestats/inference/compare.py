@@ -2,7 +2,8 @@
 
 The default estimand is the population of participants (:mod:`attunestats.inference.participants`):
 ``compare_models(scores, correction=...)`` runs the participant jackknife and compares every pair
-of predictors on every metric with t tests on ``P - 1`` degrees of freedom. Passing a
+of predictors on every metric with t tests on the working-model Satterthwaite degrees of freedom
+(``P - 1`` with equal numbers of conversations per participant, fewer otherwise). Passing a
 :class:`~attunestats.inference.bootstrap.BootstrapResult` instead gives the *conditional* analysis
 (these participants, conversations resampled), labelled as such in every row.
 

@@ -638,8 +638,9 @@ def infer_scores(
     """Participant-level estimates and intervals for every metric of every predictor.
 
     The default inference of the package: the estimand is the population of participants
-    (:data:`ESTIMANDS`), the method the delete-one-participant jackknife with ``t(P - 1)``
-    intervals (see the module docstring for why, and for ``method="cr2"``). All predictors
+    (:data:`ESTIMANDS`), the method the delete-one-participant jackknife with ``t`` intervals on
+    the working-model Satterthwaite df (``P - 1`` for equal participants, fewer otherwise; see
+    the module docstring for why, and for ``method="cr2"``). All predictors
     and metrics are computed from the same participant replicates, so any contrast of them
     (:meth:`ScoreInference.contrast`, :func:`attunestats.compare_models`) is paired.
 
