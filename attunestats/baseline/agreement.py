@@ -119,6 +119,7 @@ from attunestats.baseline.annotations import (
     _ratings_of,
 )
 from attunestats.baseline.kernel import (
+    MIN_PARTICIPANTS_BOOTSTRAP_T,
     _alpha_subsets,
     _AlphaKernel,
     _bootstrap_t,
@@ -127,7 +128,7 @@ from attunestats.baseline.kernel import (
     _spawned,
     _warn_undefined,
 )
-from attunestats.errors import AttunestatsWarning
+from attunestats.errors import AttunestatsWarning, warn
 
 if TYPE_CHECKING:
     from attunestats.release.model import Release
@@ -237,6 +238,24 @@ def _estimand_words(resample: str) -> str:
     if resample == "conversation":
         return "these participants (conditional: new conversations of the same participants)"
     return "these participants, rated units treated as independent (ignores all clustering)"
+
+
+def _interval_method(release: Release, resample: str, method: str) -> str:
+    """``method``, or ``"jackknife"`` (with a warning) for a bootstrap-t with too few
+    participants in the release."""
+    if resample != "participant" or method != "bootstrap-t":
+        return method
+    n = len(set(_participants_of(release).values()))
+    if n >= MIN_PARTICIPANTS_BOOTSTRAP_T:
+        return method
+    warn(
+        f"only {n} participants: the participant bootstrap-t needs at least "
+        f"{MIN_PARTICIPANTS_BOOTSTRAP_T} (with few participants it has few distinct resamples; "
+        "with 2 its interval has width 0); the delete-one-participant jackknife t interval on "
+        f"{max(n - 1, 1)} df is reported instead (method='jackknife')",
+        AttunestatsWarning,
+    )
+    return "jackknife"
 
 
 def _participants_of(release: Release) -> dict[str, str]:
@@ -367,6 +386,7 @@ def rater_agreement(
     method = _check_choice(method, "method", METHODS)  # type: ignore[assignment]
     n_resamples = _check_resamples(n_resamples)
     level = _check_level(confidence_level)
+    method = _interval_method(release, resample, method)  # type: ignore[assignment]
     children = _spawned(check_rng(rng))
     jackknife = resample == "participant" and method == "jackknife"
     boot_t = resample == "participant" and method == "bootstrap-t"
@@ -620,6 +640,7 @@ def rater_vs_participant(
     method = _check_choice(method, "method", METHODS)  # type: ignore[assignment]
     n_resamples = _check_resamples(n_resamples)
     level = _check_level(confidence_level)
+    method = _interval_method(release, resample, method)  # type: ignore[assignment]
     children = _spawned(check_rng(rng))
     rater_pairs = list(combinations(raters, 2))
     part_pairs = [(r, PARTICIPANT) for r in raters]

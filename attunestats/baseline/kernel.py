@@ -23,6 +23,11 @@ from attunestats.errors import AttunestatsWarning, warn
 __all__ = ["masi_matrix"]
 
 _BLOCK = 256  # resamples per block (memory ~ block x clusters x 8 bytes)
+#: Fewest participants for the participant bootstrap-t (the smallest number the coverage study
+#: of :mod:`attunestats.baseline.agreement` covers). With fewer, few distinct resamples exist
+#: (with 2, every resample that studentizes is the data itself: an interval of width 0): the
+#: public functions then use the jackknife t, and ``_bootstrap_t`` gives no interval.
+MIN_PARTICIPANTS_BOOTSTRAP_T = 6
 _BT_ELEMENTS = 2_000_000  # bootstrap-t: weights of resamples x participants x participants at once
 
 
@@ -367,6 +372,8 @@ def _bootstrap_t(
         t = np.sort(t_all[:, j][~np.isnan(t_all[:, j])])
         b = t.size
         if b == 0 or not np.isfinite(est[j]) or not se[j] > 0:
+            continue
+        if n_part < MIN_PARTICIPANTS_BOOTSTRAP_T:  # degenerate resampling: no interval
             continue
         m = int(np.ceil((1.0 - level) * (b + 1) / 2.0 - 1e-9)) - 1
         if m >= 1:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -241,21 +242,55 @@ def test_bootstrap_t_difference_interval_and_test_agree(release):
     assert read_back_differences(pairs, pairs.to_csv(index=False)) == []
 
 
-def test_bootstrap_t_with_three_participants_warns_and_stays_below_one():
-    """3 participants: some resamples draw one participant three times (no jackknife SE, so no
-    t*): they are counted with a warning, and no upper limit exceeds alpha's maximum of 1."""
+@pytest.mark.parametrize("n_part", [2, 3])
+def test_too_few_participants_for_the_bootstrap_t_fall_back_to_the_jackknife(n_part):
+    """With 2 participants every resample that studentizes is the data itself, so the
+    bootstrap-t interval had width 0 (a reviewer saw alpha 0.44 [0.44, 0.44]); with 3 it had few
+    distinct resamples. Below MIN_PARTICIPANTS_BOOTSTRAP_T the functions say so and report the
+    jackknife t interval (on P - 1 df, checked by hand here), never a zero-width one."""
+    from scipy import stats
+
+    from attunestats.baseline.kernel import MIN_PARTICIPANTS_BOOTSTRAP_T
     from attunestats.errors import AttunestatsWarning
 
-    cfg = replace(SCENARIOS["paper"], n_conversations=8, n_participants=3, n_models=2)
-    docs = simulate_documents(cfg, rng=8)
+    assert n_part < MIN_PARTICIPANTS_BOOTSTRAP_T
+    cfg = replace(SCENARIOS["paper"], n_conversations=12, n_participants=n_part, n_models=2,
+                  n_topics=4)  # fmt: skip
+    docs = simulate_documents(cfg, rng=3)
     small = release_from_documents(docs.conversations, docs.runs, docs.release_info)
-    with pytest.warns(AttunestatsWarning, match="no studentized value"):
-        table = bl.rater_agreement(small, n_resamples=200, rng=1).to_frame()
-    assert (table["n_participants"] <= 3).all() and (table["n_undefined_resamples"] > 0).any()
-    assert (table["ci_high"].dropna() <= 1.0).all() and table["ci_high"].notna().any()
-    with pytest.warns(AttunestatsWarning, match="no studentized value"):
-        pairs = bl.rater_vs_participant(small, n_resamples=200, rng=1).pairs
-    assert (pairs["ci_high"].dropna() <= 1.0).all()
+    opts = {"annotations": ["binary_om", "panas_items"], "n_resamples": 300, "rng": 1}
+    with pytest.warns(AttunestatsWarning, match=f"only {n_part} participants"):
+        res = bl.rater_agreement(small, **opts)
+    assert res.method == "jackknife"
+    table = res.to_frame()
+    jack = bl.rater_agreement(small, method="jackknife", **opts).to_frame()
+    pd.testing.assert_frame_equal(table, jack)
+    finite = table.dropna(subset=["ci_low", "ci_high"])
+    assert len(finite) and (finite["ci_high"] - finite["ci_low"] > 0).all()
+    assert (finite["ci_high"] <= 1.0).all()
+    # the jackknife t by hand: alpha without each participant, t on P - 1 df
+    row = finite.iloc[0]
+    conv = small.tables["conversations"]
+    reps = []
+    for p in sorted(conv["participant_id"].unique()):
+        keep = set(conv.loc[conv["participant_id"] != p, "conversation_id"])
+        tables = {k: (f.loc[f["conversation_id"].isin(keep)].reset_index(drop=True)
+                      if "conversation_id" in f.columns else f)
+                  for k, f in small.tables.items()}  # fmt: skip
+        sub = replace(small, tables=MappingProxyType(tables))
+        reps.append(
+            bl.rater_agreement(sub, method="jackknife", annotations=[row["annotation"]]).to_frame()[
+                "alpha"
+            ][0]
+        )
+    reps = np.array(reps)
+    se = np.sqrt((n_part - 1) / n_part * np.sum((reps - reps.mean()) ** 2))
+    assert row["standard_error"] == pytest.approx(se, rel=1e-9)
+    assert row["ci_low"] == pytest.approx(row["alpha"] - stats.t.ppf(0.975, n_part - 1) * se,
+                                          rel=1e-9)  # fmt: skip
+    with pytest.warns(AttunestatsWarning, match=f"only {n_part} participants"):
+        pairs = bl.rater_vs_participant(small, **opts)
+    assert pairs.method == "jackknife"
 
 
 # ------------------------------------------------------------------------------------------
