@@ -41,9 +41,13 @@ def permutation_pvalue(observed: np.ndarray, null: np.ndarray) -> np.ndarray:
 
     ``null`` is (P, L), ``observed`` (L,). The ``+1`` counts the observed arrangement, so the
     test is exact at level ``alpha`` for any number of permutations (Phipson & Smyth 2010).
+    NaN where the observed statistic is undefined (e.g. a metric every model scores the same):
+    no test, rather than the smallest p-value.
     """
+    observed = np.asarray(observed, dtype=float)
     extreme = np.abs(null) >= np.abs(observed) - _TOL
-    return (1.0 + extreme.sum(axis=0)) / (1.0 + null.shape[0])
+    p = (1.0 + extreme.sum(axis=0)) / (1.0 + null.shape[0])
+    return np.where(np.isnan(observed), np.nan, p)
 
 
 def global_statistic(pair_values: np.ndarray, statistic: str) -> np.ndarray:
@@ -242,9 +246,14 @@ def rank_correlations(
                 p_method[j] = "exact"
     adjusted = adjust_pvalues(pvalues, method=correction)
 
-    g_obs = float(global_statistic(obs_pairs, global_statistic_name))
-    g_null = global_statistic(null, global_statistic_name)
-    g_p = float((1.0 + np.sum(g_null >= g_obs - _TOL)) / (1.0 + n_permutations))
+    # the global test is over the pairs with a defined correlation (a constant metric has none)
+    defined = np.isfinite(obs_pairs)
+    if defined.any():
+        g_obs = float(global_statistic(obs_pairs[defined], global_statistic_name))
+        g_null = global_statistic(null[:, defined], global_statistic_name)
+        g_p = float((1.0 + np.sum(g_null >= g_obs - _TOL)) / (1.0 + n_permutations))
+    else:
+        g_obs, g_null, g_p = np.nan, np.full(n_permutations, np.nan), np.nan
     seed = seed_record(rng)
     gtest = GlobalTest(
         statistic_name=global_statistic_name,

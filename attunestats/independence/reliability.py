@@ -249,7 +249,8 @@ class NoiseCorrectedResult(ResultMixin):
         models), ``observed_spearman``, ``reliability_a``/``reliability_b``, ``noise_correlation``
         (correlation of the two metrics' noise within a model), ``corrected_raw``
         (``(S - N)_ab / sqrt((S - N)_aa (S - N)_bb)``; may pass +-1, or be +-inf/NaN when a
-        true-score variance estimate is <= 0), ``corrected`` (clamped to [-1, 1]), ``flag``
+        true-score variance estimate is <= 0), ``corrected`` (clamped to [-1, 1]; NaN when
+        undefined), ``flag``
         (``"ok"``, ``"clamped"`` or ``"undefined"``: also every pair with a metric every model
         scores the same, :func:`constant_metrics`), ``ci_low``/``ci_high`` (population of
         models: conversation noise plus model sampling), ``sample_ci_low``/``sample_ci_high``
@@ -262,6 +263,12 @@ class NoiseCorrectedResult(ResultMixin):
     """
 
     _title = "Noise-corrected (disattenuated) correlations"
+    _summary_columns = ("metric_a", "metric_b", "observed", "corrected", "ci_low", "ci_high",
+                        "flag", "share_undefined")  # fmt: skip
+    estimand = ("correlation of true scores in the population of models (the evaluated models "
+                "as a sample of models; sample_ci_low/high: these models only)")  # fmt: skip
+    method = ("noise-deflated conversation bootstrap of the between-model covariance, plus "
+              "Fisher-z model sampling for the population interval")  # fmt: skip
 
     pairs: pd.DataFrame
     confidence_level: float
@@ -396,7 +403,8 @@ def noise_corrected_correlations(
         pop_draws = np.full_like(z, np.nan)
         p_low = p_high = np.full(len(ia), np.nan)
 
-    corrected = np.clip(raw, -1.0, 1.0)
+    # undefined (a true-score variance <= 0, or a constant metric): NaN, not the clamp's +-1
+    corrected = np.where(np.isfinite(raw), np.clip(raw, -1.0, 1.0), np.nan)
     flag = np.where(
         ~np.isfinite(raw), "undefined", np.where(np.abs(raw) > 1.0, "clamped", "ok")
     ).astype(object)

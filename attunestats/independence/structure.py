@@ -11,6 +11,7 @@ import pandas as pd
 
 from attunestats._results import ResultMixin
 from attunestats._rng import RNGLike, check_rng, seed_record
+from attunestats.errors import AttunestatsWarning, warn
 from attunestats.independence._kernels import (
     correlation_matrix,
     first_component_share,
@@ -223,6 +224,21 @@ def principal_components(
     est = data.estimate
     M, K = est.shape
     corr = correlation_matrix(est, method)
+    if not np.isfinite(corr).all():  # a metric every model scores the same: no correlation
+        ok = np.isfinite(corr).sum(axis=0) > 1
+        bad = [m for m, good in zip(data.metrics, ok, strict=True) if not good]
+        if not bad or ok.sum() < 2:
+            raise ValueError(
+                f"no correlation for {bad} (constant or undefined across models): PCA needs at "
+                "least 2 metrics that vary"
+            )
+        warn(f"metrics {bad} have no correlation with any other (constant or undefined across "
+             "models); the PCA leaves them out", AttunestatsWarning)  # fmt: skip
+        return principal_components(
+            data.select([m for m, good in zip(data.metrics, ok, strict=True) if good]),
+            method=method, n_permutations=n_permutations, confidence_level=confidence_level,
+            rng=rng,
+        )  # fmt: skip
     values, vectors = np.linalg.eigh(corr)
     order = np.argsort(values)[::-1]
     values, vectors = values[order], vectors[:, order]

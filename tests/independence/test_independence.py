@@ -711,3 +711,50 @@ def test_permutation_pvalue_counts_the_observed_arrangement():
     null = np.array([[0.1], [0.5], [-0.7], [0.2]])
     # |T| = 0.5: two of four permuted values are as extreme -> (1 + 2) / (1 + 4)
     assert permutation_pvalue(np.array([0.5]), null)[0] == pytest.approx(3 / 5)
+
+
+def test_a_constant_metric_is_never_significant_and_the_report_leaves_it_out():
+    # a metric every model scores the same has no correlation: its pairs get no p-value (they
+    # had the smallest possible one, 1 / (P + 1), and were "significant"), the global test is
+    # over the other pairs, the PCA leaves it out with a warning (it crashed in eigh), and the
+    # report is built
+    from attunestats.independence import capability_independence, principal_components
+
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(30, 8, 3))
+    values[:, :, :2] += rng.normal(size=(8, 2)) * 2
+    values[:, :, 2] = 0.5
+    mm = metric_matrix(values, n_resamples=300, rng=1)
+    res = rank_correlations(mm, correction="holm", n_permutations=999, rng=2)
+    pairs = res.pairs.set_index(["metric_a", "metric_b"])
+    flat = pairs.loc[[("metric-1", "metric-3"), ("metric-2", "metric-3")]]
+    assert flat["pvalue"].isna().all() and flat["pvalue_adjusted"].isna().all()
+    assert not flat["significant"].any()
+    # the global test is over the one defined pair: its statistic is that pair's squared
+    # correlation, its null finite, its p-value the permutation formula on that null
+    g = res.global_test
+    assert g.statistic == pytest.approx(pairs.loc[("metric-1", "metric-2"), "statistic"] ** 2)
+    assert np.isfinite(g.null_distribution).all()
+    assert g.pvalue == pytest.approx((1 + np.sum(g.null_distribution >= g.statistic - 1e-12))
+                                     / (1 + g.n_permutations))  # fmt: skip
+    with pytest.warns(AttunestatsWarning, match=r"\['metric-3'\] have no correlation"):
+        pc = principal_components(mm, n_permutations=199, rng=1)
+    assert pc.n_metrics == 2 and list(pc.loadings.index) == ["metric-1", "metric-2"]
+    with pytest.warns(AttunestatsWarning, match="leaves them out"):
+        capability_independence(mm, correction="holm", n_permutations=199, rng=1)
+
+
+def test_an_undefined_noise_corrected_correlation_is_nan_not_plus_minus_one():
+    # a metric without true differences between models can have an estimated true-score
+    # variance <= 0: its corrected correlations are undefined and reported as NaN (the clamp
+    # turned -inf into -1)
+    rng = np.random.default_rng(3)
+    values = rng.normal(size=(6, 3)) + rng.normal(size=(30, 6, 3)) * 0.5
+    values[:, :, 2] = rng.normal(size=(30, 6)) * 3
+    res = noise_corrected_correlations(metric_matrix(values, n_resamples=200, rng=1), rng=2)
+    undefined = res.pairs["flag"] == "undefined"
+    assert undefined.any() and not np.isfinite(res.pairs.loc[undefined, "corrected_raw"]).any()
+    assert res.pairs.loc[undefined, "corrected"].isna().all()
+    assert res.pairs.loc[~undefined, "corrected"].notna().all()
+    text = str(res.summary())
+    assert "undefined" in text and "population of models" in text
