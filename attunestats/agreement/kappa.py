@@ -164,6 +164,20 @@ def _weight_matrix(weights: Any, scores: np.ndarray) -> tuple[np.ndarray, str]:
     return w, "custom"
 
 
+def _check_ordered(weights: Any, categories: np.ndarray, value_domain: Any, func: str) -> None:
+    """Named weights other than identity use the categories' order and spacing: text labels
+    have none of their own (sorting them alphabetically would silently change the result), so
+    they need an ordered ``value_domain``, as ``krippendorff_alpha(level="ordinal")`` does."""
+    if not isinstance(weights, str) or weights == "identity" or value_domain is not None:
+        return
+    if all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in categories):
+        return
+    raise ValueError(
+        f"{func}: weights={weights!r} with non-numeric values needs an ordered value_domain (the "
+        f"values, e.g. {categories[0]!r}, have no order of their own)"
+    )
+
+
 def _scores(ratings_domain: np.ndarray, numeric: bool) -> np.ndarray:
     if numeric:
         return ratings_domain.astype(np.float64)
@@ -345,6 +359,8 @@ def cohen_kappa(
             raise ValueError(
                 f"cohen_kappa: a single category ({categories.tolist()!r}); kappa is undefined"
             )
+    if table is None:
+        _check_ordered(weights, categories, value_domain, "cohen_kappa")
     w, wname = _weight_matrix(weights, scores)
     n = counts.sum()
     p = counts / n
@@ -699,6 +715,7 @@ def gwet_ac1(
         _exactly_one(data, table, "table", "gwet_ac1")
         return _gwet_table(table, weights, value_domain, confidence_level)
     r, categories, scores = _unit_category_counts(data, None, value_domain, columns, "gwet_ac1")
+    _check_ordered(weights, categories, value_domain, "gwet_ac1")
     w, wname = _weight_matrix(weights, scores)
     n, q = r.shape
     ri = r.sum(axis=1)

@@ -447,3 +447,25 @@ def test_gwet_to_frame_and_errors():
         gwet_ac1(table=ABSTRACTORS, value_domain=[1, 2])
     with pytest.raises(ValueError, match=r"confidence_level must be in \(0, 1\)"):
         gwet_ac1(RAW_4RATERS, confidence_level=0)
+
+
+@pytest.mark.parametrize("func", ["cohen_kappa", "gwet_ac1"])
+def test_weights_on_text_labels_need_an_ordered_value_domain(func):
+    # text labels have no order of their own: with linear weights the result depended on the
+    # alphabetical order (0.067 for Cohen, 0.020 for AC1 here, against 0.429 and 0.440 in the
+    # labels' real order); now refused, as krippendorff_alpha(level="ordinal") refuses them.
+    # With value_domain the result equals that of the integer codes of the ordered labels.
+    import attunestats.agreement as ag
+
+    f = getattr(ag, func)
+    a = ["low", "low", "medium", "high", "high", "medium", "low", "high"]
+    b = ["medium", "low", "high", "high", "medium", "medium", "low", "medium"]
+    with pytest.raises(ValueError, match="needs an ordered value_domain"):
+        f([a, b], weights="linear")
+    order = ["low", "medium", "high"]
+    code = {v: i for i, v in enumerate(order)}
+    ordered = f([a, b], weights="linear", value_domain=order).statistic
+    coded = f([[code[v] for v in a], [code[v] for v in b]], weights="linear").statistic
+    assert ordered == pytest.approx(coded, rel=1e-12)
+    # identity weights need no order
+    assert np.isfinite(f([a, b]).statistic)
