@@ -26,7 +26,9 @@ def t_interval_upper_clipped(
 ) -> ConfidenceInterval:
     """``estimate -/+ t(df) * se`` with the upper limit capped at 1 (Gwet 2014 convention)."""
     t = stats.t.ppf(0.5 + confidence_level / 2, df)
-    return ConfidenceInterval(float(estimate - t * se), float(min(1.0, estimate + t * se)))
+    high = float(estimate + t * se)
+    # a NaN limit stays NaN (min(1.0, nan) would give 1.0: half an interval)
+    return ConfidenceInterval(float(estimate - t * se), high if np.isnan(high) else min(1.0, high))
 
 
 def normal_pvalue(z: float, alternative: str) -> float:

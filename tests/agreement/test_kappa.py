@@ -469,3 +469,13 @@ def test_weights_on_text_labels_need_an_ordered_value_domain(func):
     assert ordered == pytest.approx(coded, rel=1e-12)
     # identity weights need no order
     assert np.isfinite(f([a, b]).statistic)
+
+
+def test_one_unit_gives_no_interval_not_half_of_one():
+    # one unit: no standard error, so no interval; the upper limit was min(1, nan) = 1.0
+    fk = fleiss_kappa(counts=np.array([[2, 1]]))
+    ac = gwet_ac1([[1], [2]])
+    for res in (fk, ac):
+        assert math.isnan(res.standard_error)
+        assert math.isnan(res.confidence_interval.low)
+        assert math.isnan(res.confidence_interval.high)
