@@ -172,12 +172,25 @@ def icc(
     if not (msw > 0 and mse > 0):
         raise ValueError("icc: ratings have no within-unit variation; the ICCs are undefined")
 
-    icc1 = (msr - msw) / (msr + (k - 1) * msw)
-    icc2 = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
-    icc3 = (msr - mse) / (msr + (k - 1) * mse)
-    icc1k = (msr - msw) / msr
-    icc2k = (msr - mse) / (msr + (msc - mse) / n)
-    icc3k = (msr - mse) / msr
+    # each form is (numerator) / (denominator); a denominator <= 0 (no spread between units
+    # against the rater and residual mean squares) leaves the form undefined: NaN with a
+    # warning, not an impossible value such as 6.5 or -inf
+    denominators = np.array([
+        msr + (k - 1) * msw, msr + (k - 1) * mse + k * (msc - mse) / n, msr + (k - 1) * mse,
+        msr, msr + (msc - mse) / n, msr,
+    ])  # fmt: skip
+    numerators = np.array([msr - msw, msr - mse, msr - mse, msr - msw, msr - mse, msr - mse])
+    undefined = ~(denominators > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        statistic = np.where(undefined, np.nan, numerators / denominators)
+    if undefined.any():
+        warn(
+            f"icc: {', '.join(np.asarray(ICC_FORMS)[undefined])} undefined: the ANOVA estimate's "
+            f"denominator is <= 0 (units differ too little against raters and residual: MSR "
+            f"{msr:.4g}, MSC {msc:.4g}, MSE {mse:.4g})",
+            AttunestatsWarning,
+        )
+    icc1, icc2, icc3, icc1k, icc2k, icc3k = statistic
 
     alpha = 1.0 - confidence_level
     df_n, df_w, df_e = n - 1.0, n * (k - 1.0), (n - 1.0) * (k - 1.0)
@@ -205,10 +218,12 @@ def icc(
     def spearman_brown(r: float) -> float:
         return k * r / (1 + (k - 1) * r)
 
-    l1, u1 = single(fl1, fu1)
-    l3, u3 = single(fl3, fu3)
-    low = np.array([l1, l2, l3, 1 - 1 / fl1, spearman_brown(l2), 1 - 1 / fl3])
-    high = np.array([u1, u2, u3, 1 - 1 / fu1, spearman_brown(u2), 1 - 1 / fu3])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        l1, u1 = single(fl1, fu1)
+        l3, u3 = single(fl3, fu3)
+        low = np.array([l1, l2, l3, 1 - 1 / fl1, spearman_brown(l2), 1 - 1 / fl3])
+        high = np.array([u1, u2, u3, 1 - 1 / fu1, spearman_brown(u2), 1 - 1 / fu3])
+    low[undefined], high[undefined] = np.nan, np.nan
     fstat = np.array([f1, f3, f3, f1, f3, f3])
     df1 = np.full(6, df_n)
     df2 = np.array([df_w, df_e, df_e, df_w, df_e, df_e])

@@ -195,3 +195,31 @@ def test_kendall_w_perfect_concordance_missing_and_errors():
         kendall_w([[1, 2, 3]])
     with pytest.raises(ValueError, match="W is undefined"):
         kendall_w([[1, 1, 1], [2, 2, 2]])
+
+
+def test_forms_with_a_nonpositive_denominator_are_undefined_not_impossible():
+    # 3 raters x 4 units that differ less than the raters' noise: ICC(A,k)'s ANOVA denominator
+    # MSR + (MSC - MSE) / n is negative (MSR 0.083, MSC 1, MSE 3.33) and the formula gave 6.5,
+    # an impossible value; it is NaN with a warning, and the other forms keep their formulas
+    from attunestats.errors import AttunestatsWarning
+
+    data = [[4, 2, 4, 5], [4, 5, 1, 1], [2, 3, 4, 4]]
+    with pytest.warns(AttunestatsWarning, match=r"ICC\(A,k\) undefined"):
+        res = icc(data)
+    ms = res.mean_squares
+    n, k = 4, 3
+    assert ms["MSR"] + (ms["MSC"] - ms["MSE"]) / n < 0
+    forms = dict(zip(res.forms, res.statistic, strict=True))
+    assert np.isnan(forms["ICC(A,k)"])
+    assert np.isnan(res.confidence_interval.low[4]) and np.isnan(res.confidence_interval.high[4])
+    msr, msc, mse, msw = ms["MSR"], ms["MSC"], ms["MSE"], ms["MSW"]
+    assert forms["ICC(1,1)"] == pytest.approx((msr - msw) / (msr + (k - 1) * msw))
+    assert forms["ICC(A,1)"] == pytest.approx(
+        (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
+    )
+    assert forms["ICC(C,k)"] == pytest.approx((msr - mse) / msr)
+    # units with identical means: MSR = 0, the average-measure forms divide by 0
+    with pytest.warns(AttunestatsWarning, match="undefined"):
+        flat = icc([[1, 2], [2, 1]])
+    assert np.isnan(dict(zip(flat.forms, flat.statistic, strict=True))["ICC(1,k)"])
+    assert not np.isinf(flat.statistic).any()
