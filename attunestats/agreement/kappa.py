@@ -219,6 +219,9 @@ class CohenKappaResult(ResultMixin):
     """
 
     _title = "Cohen's kappa"
+    estimand = "agreement of these two raters, the rated units a sample of units"
+    method = ("asymptotic SE (ASE; Fleiss, Cohen and Everitt 1969) for the normal interval; ASE0 "
+              "(under kappa = 0) for the z test")  # fmt: skip
 
     statistic: float
     standard_error: float
@@ -468,6 +471,7 @@ class FleissKappaResult(ResultMixin):
     """
 
     _title = "Fleiss' kappa"
+    estimand = "agreement of these raters, the rated units a sample of units"
 
     statistic: float
     standard_error: float
@@ -641,6 +645,8 @@ class GwetResult(ResultMixin):
     """
 
     _title = "Gwet's AC1 / AC2"
+    estimand = "agreement of these raters, the rated units a sample of units"
+    method = "linearised SE conditional on the raters (Gwet 2008, 2014), t(n_units - 1) interval"
 
     statistic: float
     standard_error: float

@@ -96,10 +96,19 @@ class ReliabilityResult(ResultMixin):
         as :func:`attunestats.inference.compare.discrimination_interval`: ``rel = D / (1 + D)``),
         ``between_variance`` ``S_kk``, ``noise_variance`` ``N_kk``, ``n_models``, ``n_splits``.
         A metric every model scores the same (up to rounding, :func:`constant_metrics`) ranks
-        no models: its reliabilities are NaN and its variances 0.
+        no models: its reliabilities are NaN and its variances 0. ``reliability`` can be
+        negative (the models spread less than their noise) while its interval starts at 0.
+
+    The target is the ranking of *these* models (the models are fixed; only the conversations'
+    noise is random). The interval's noise df are ``units - 1`` although the noise variance is
+    pooled over the models, so it is conservative (simulated with 11 models and 60
+    conversations, 400 replicates: coverage 0.96-0.995 for these models).
     """
 
     _title = "Reliability of each metric's ranking of predictors"
+    estimand = "reliability of the ranking of these models (models fixed, conversations random)"
+    method = ("1 - noise / between-model variance (bootstrap noise), noncentral-F interval; "
+              "split-half correlations stepped up with Spearman-Brown")  # fmt: skip
 
     table: pd.DataFrame
     n_splits: int
