@@ -248,7 +248,8 @@ def check_dir_destination(
         raise OutputError(f"{what} {shown} exists and is a file, not a directory")
     if ours is not None and p.is_dir():
         try:
-            empty = next(os.scandir(p), None) is None
+            with os.scandir(p) as entries:
+                empty = next(entries, None) is None
         except OSError as exc:
             raise OutputError(
                 f"{what} {shown}: cannot read the directory: {_reason(exc)}"
