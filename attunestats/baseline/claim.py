@@ -439,13 +439,6 @@ def claim_f_power(evidence: pd.DataFrame, *, alpha: float, n_models: int) -> tup
     now = power_at(n_units)
     if not np.isfinite(now):
         return float("nan"), float("nan")
-    # the power rises with n: bisect for the smallest n reaching 0.8
-    lo, hi = max(int(n_units), 3), 20_000
-    if not power_at(float(hi)) >= 0.8:
-        return now, float("nan")
-    if power_at(float(lo)) >= 0.8:
-        return now, float(lo)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if power_at(float(mid)) >= 0.8 else (mid, hi)
-    return now, float(hi)
+    from attunestats.inference.claims import smallest_n_for_power
+
+    return now, smallest_n_for_power(power_at, n_units)

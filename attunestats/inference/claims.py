@@ -347,17 +347,23 @@ def t_power(parts: list[dict[str, Any]], alpha: float, n_units: int) -> tuple[fl
                 total += float(np.prod(bins[np.arange(k), assignment]))
         return total
 
-    now = power_at(float(n_units))
-    # the power rises with n (smaller SE, more df): bisect for the smallest n reaching 0.8
-    lo, hi = max(n_units, 3), 20_000
-    if power_at(float(hi)) < 0.8:
-        return now, np.nan
-    if power_at(float(lo)) >= 0.8:
-        return now, float(lo)
+    return power_at(float(n_units)), smallest_n_for_power(power_at, n_units)
+
+
+def smallest_n_for_power(power_at: Any, start: float, *, target: float = 0.8,
+                         upper: int = 20_000) -> float:  # fmt: skip
+    """The smallest number of participants ``n >= max(start, 3)`` with ``power_at(n) >= target``
+    (bisection: the power rises with ``n``, as the SE shrinks and the df grow); NaN when even
+    ``upper`` participants do not reach it (or the power is undefined)."""
+    lo, hi = max(int(start), 3), upper
+    if not power_at(float(hi)) >= target:
+        return float("nan")
+    if power_at(float(lo)) >= target:
+        return float(lo)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if power_at(float(mid)) >= 0.8 else (mid, hi)
-    return now, float(hi)
+        lo, hi = (lo, mid) if power_at(float(mid)) >= target else (mid, hi)
+    return float(hi)
 
 
 # --------------------------------------------------------------------------------------------

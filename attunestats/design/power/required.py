@@ -675,8 +675,6 @@ def independence_sample_size(
 def _wilson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     from scipy import stats
 
-    z = stats.norm.ppf(0.5 + level / 2)
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    from attunestats.design._intervals import wilson_interval
+
+    return wilson_interval(k / n, n, float(stats.norm.ppf(0.5 + level / 2)))

@@ -89,11 +89,11 @@ def _wilson(rate: float, se: float, n_replicates: int, z: float) -> tuple[float,
     """Wilson score interval of a clustered proportion on its effective sample size."""
     if n_replicates < 2 or not math.isfinite(se):
         return math.nan, math.nan
+    from attunestats.design._intervals import wilson_interval
+
     var = rate * (1.0 - rate)
     n_eff = var / se**2 if var > 0 and se > 0 else float(n_replicates)
-    centre = (rate + z**2 / (2 * n_eff)) / (1 + z**2 / n_eff)
-    half = z / (1 + z**2 / n_eff) * math.sqrt(var / n_eff + z**2 / (4 * n_eff**2))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return wilson_interval(rate, n_eff, z)
 
 
 # --------------------------------------------------------------------------------------------
