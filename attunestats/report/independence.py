@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attunestats.report.figures import PAGE_WIDTH, heatmap
+from attunestats.report.hierarchical import stamp_failed
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -19,7 +20,9 @@ def plot_independence(report: IndependenceReport, *, width: float | None = None)
 
     Drawn with :func:`attunestats.report.figures.heatmap`: noise-corrected correlations with
     their population intervals (``basis="disattenuated"``) or latent posterior means with
-    their credible intervals (``basis="latent"``).
+    their credible intervals (``basis="latent"``). A latent fit that failed its MCMC
+    diagnostics is drawn, and the figure is stamped ``DIAGNOSTICS FAILED``
+    (:func:`attunestats.report.hierarchical.stamp_failed`), as the table's verdicts say.
 
     Parameters
     ----------
@@ -36,7 +39,7 @@ def plot_independence(report: IndependenceReport, *, width: float | None = None)
         nc = report.noise_corrected
         matrix, low, high = nc.corrected_matrix, nc.ci_low_matrix, nc.ci_high_matrix
         label = f"noise-corrected correlation ({report.confidence_level:.0%} interval)"
-    return heatmap(
+    fig = heatmap(
         matrix,
         low=low,
         high=high,
@@ -45,3 +48,6 @@ def plot_independence(report: IndependenceReport, *, width: float | None = None)
         simulated=report.simulated,
         width=PAGE_WIDTH if width is None else width,
     )
+    if report.basis == "latent" and report.latent is not None and not report.latent.passed:
+        stamp_failed(fig, ["latent correlations"])
+    return fig

@@ -35,6 +35,15 @@ def report(ctx: ArtefactContext) -> Any:
     return ctx.memo(key, compute)
 
 
+def failed_fits(rep: Any) -> tuple[str, ...]:
+    """The latent-skill fit behind the verdicts, when it failed its MCMC diagnostics (its rows
+    say ``not reported (MCMC diagnostics failed)``, the figure is stamped)."""
+    if rep.basis != "latent" or rep.latent is None or rep.latent.passed:
+        return ()
+    problems = "; ".join(rep.latent.diagnostics.problems)
+    return (f"latent correlations (capability independence): {problems}",)
+
+
 def capability_independence(ctx: ArtefactContext) -> Built:
     from attunestats.report.independence import plot_independence
 
@@ -44,6 +53,7 @@ def capability_independence(ctx: ArtefactContext) -> Built:
     return ctx.built(
         ctx.table("04_capability_independence", rep.to_frame(), caption),
         ctx.figure("04_capability_independence", plot_independence(rep)),
+        failed_fits=failed_fits(rep),
     )
 
 

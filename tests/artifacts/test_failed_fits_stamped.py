@@ -1,0 +1,71 @@
+"""Every MCMC fit behind an output that fails its diagnostics gate is stamped in the figure,
+named in the table caption and listed in MANIFEST.json (``failed_fits``), whatever module fitted
+it: the latent-skill model of the capability-independence report too (hand-built reports)."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from attunestats.artifacts.builders import independence as builder
+from attunestats.artifacts.registry import get_artefact
+from attunestats.artifacts.reproduce import build
+from attunestats.independence.latent import Diagnostics
+from attunestats.report.hierarchical import STAMP
+from attunestats.report.independence import plot_independence
+
+CAPS = ["emotion", "behaviour", "preference"]
+
+
+def _report(*, passed: bool, basis: str = "latent") -> SimpleNamespace:
+    """A capability-independence report by hand: a 3 x 3 latent correlation matrix whose MCMC
+    diagnostics pass or fail (r-hat 1.03, ESS 90 against the limits 1.01 and 400)."""
+    eye = pd.DataFrame(np.eye(3) + 0.2 * (1 - np.eye(3)), index=CAPS, columns=CAPS)
+    diag = Diagnostics(max_rhat=1.001 if passed else 1.03, min_ess_bulk=900 if passed else 90,
+                       min_ess_tail=900, n_divergences=0, n_draws=150, n_chains=2,
+                       rhat_limit=1.01, ess_limit=400)  # fmt: skip
+    latent = SimpleNamespace(posterior_mean_matrix=eye, ci_low_matrix=eye - 0.3,
+                             ci_high_matrix=eye + 0.3, ci_prob=0.94, diagnostics=diag,
+                             passed=diag.passed)  # fmt: skip
+    nc = SimpleNamespace(corrected_matrix=eye, ci_low_matrix=eye - 0.3, ci_high_matrix=eye + 0.3)
+    table = pd.DataFrame({"capability_a": ["emotion"], "capability_b": ["behaviour"],
+                          "latent_mean": [0.2], "latent_ci_low": [-0.1],
+                          "latent_ci_high": [0.5], "simulated": [True]})  # fmt: skip
+    return SimpleNamespace(basis=basis, latent=latent, noise_corrected=nc, confidence_level=0.95,
+                           matrix=SimpleNamespace(n_models=11), simulated=True,
+                           global_tests=table.iloc[:0], to_frame=lambda: table)  # fmt: skip
+
+
+def _texts(fig) -> list[str]:
+    return [t.get_text() for t in fig.texts]
+
+
+def test_the_independence_heatmap_of_a_failed_latent_fit_is_stamped():
+    fig = plot_independence(_report(passed=False))
+    assert any(t.startswith(STAMP) and "latent" in t for t in _texts(fig))
+    plt.close(fig)
+    for passed, basis in (
+        (True, "latent"),
+        (False, "disattenuated"),
+    ):  # not drawn from a failed fit
+        fig = plot_independence(_report(passed=passed, basis=basis))
+        assert not any(STAMP in t for t in _texts(fig))
+        plt.close(fig)
+
+
+def test_a_failed_latent_fit_is_in_the_manifest_and_the_caption(tmp_path, monkeypatch,
+                                                                release_small_path):  # fmt: skip
+    monkeypatch.setattr(builder, "report", lambda ctx: _report(passed=False))
+    result = build(release=release_small_path, out=tmp_path / "out", fast=True, progress=False,
+                   registry=[get_artefact("capability-independence")])  # fmt: skip
+    failed = result.manifest["failed_fits"]
+    assert len(failed) == 1 and failed[0].startswith("latent correlations")
+    assert "r_hat 1.0300 > 1.01" in failed[0] and "bulk ESS 90 < 400" in failed[0]
+    for rel in ("tables/04_capability_independence.csv", "figures/04_capability_independence.png"):
+        assert result.manifest["outputs"][rel]["failed_fits"] == failed
+    meta = json.loads((tmp_path / "out/tables/04_capability_independence.json").read_text())
+    assert "DIAGNOSTICS FAILED" in meta["caption"] and meta["failed_fits"] == failed
