@@ -539,7 +539,8 @@ def compare_models(
     for metric, idx, pairs, fam, abs_t in blocks:
         sub = labels.iloc[idx]
         sets = rank_sets(fam, pairs, len(idx), higher_is_better=_higher_is_better(metric),
-                         confidence_level=level, abs_t=abs_t)  # fmt: skip
+                         confidence_level=level, abs_t=abs_t,
+                         defined=np.isfinite(source.estimate[idx]))  # fmt: skip
         rank_frames.append(pd.DataFrame({
             "metric": metric, "predictor": sub["predictor"].to_numpy(),
             "mode": sub["mode"].to_numpy(), "estimate": source.estimate[idx], **sets,

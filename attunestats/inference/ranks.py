@@ -38,7 +38,7 @@ def pair_weights(n_labels: int, idx: np.ndarray) -> tuple[np.ndarray, list[tuple
 
 
 def rank_sets(
-    fam: ContrastFamily,
+    fam: ContrastFamily | None,
     pairs: list[tuple[int, int]],
     m: int,
     *,
@@ -47,17 +47,27 @@ def rank_sets(
     rng: np.random.Generator | None = None,
     n_draws: int = 10_000,
     abs_t: np.ndarray | None = None,
+    defined: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Estimated ranks with marginal and simultaneous confidence sets of ``m`` predictors.
 
     ``fam`` is the family of all pair differences ``theta_a - theta_b`` (``pairs``, from
-    :func:`pair_weights`); ``abs_t`` its joint ``|T|`` draws (computed when not given).
-    Returns arrays over the ``m`` predictors: ``rank`` (1 = best; ties get the average rank), ``rank_ci_low``,
-    ``rank_ci_high`` (marginal), ``rank_sim_low``, ``rank_sim_high`` (simultaneous).
+    :func:`pair_weights`; None when ``m < 2``); ``abs_t`` its joint ``|T|`` draws (computed when
+    not given). ``defined`` marks the predictors with an estimate (default: all): the others
+    (a metric undefined on all their conversations) get no rank (NaN) and the rest are ranked
+    among themselves. Returns arrays over the ``m`` predictors: ``rank`` (1 = best; ties get the
+    average rank), ``rank_ci_low``, ``rank_ci_high`` (marginal), ``rank_sim_low``,
+    ``rank_sim_high`` (simultaneous).
     """
     out = {key: np.full(m, np.nan) for key in
            ("rank", "rank_ci_low", "rank_ci_high", "rank_sim_low", "rank_sim_high")}  # fmt: skip
-    if m == 0:
+    ok = np.ones(m, dtype=bool) if defined is None else np.asarray(defined, dtype=bool)
+    m_def = int(ok.sum())
+    if m_def == 0:
+        return out
+    if m_def == 1:
+        for key in out:
+            out[key][ok] = 1
         return out
     sign = 1.0 if higher_is_better else -1.0
     est = fam.estimate  # theta_a - theta_b per pair
@@ -70,11 +80,7 @@ def rank_sets(
             continue
         score[a] += np.sign(sign * est[k])
         score[b] -= np.sign(sign * est[k])
-    out["rank"] = rankdata(-score, method="average")
-    if m == 1:
-        for key in ("rank_ci_low", "rank_ci_high", "rank_sim_low", "rank_sim_high"):
-            out[key][:] = 1
-        return out
+    out["rank"][ok] = rankdata(-score[ok], method="average")
 
     def sets(low: np.ndarray, high: np.ndarray, subset: list[int]) -> tuple[np.ndarray, np.ndarray]:
         better = np.zeros(m)  # number shown better than j
@@ -90,14 +96,14 @@ def rank_sets(
             elif hi < 0:
                 better[a] += 1
                 worse[b] += 1
-        return 1 + better, m - worse
+        return 1 + better, m_def - worse  # ranks among the predictors with an estimate
 
     if abs_t is None:  # one joint law for every sub-family
         abs_t = joint_abs_t(fam, n_draws=n_draws, rng=rng)
     sim = adjust_family(fam, correction="maxt", confidence_level=confidence_level, abs_t=abs_t)
     lo_all, hi_all = sets(sim.ci_low, sim.ci_high, list(range(len(pairs))))
-    out["rank_sim_low"], out["rank_sim_high"] = lo_all, hi_all
-    for j in range(m):
+    out["rank_sim_low"][ok], out["rank_sim_high"][ok] = lo_all[ok], hi_all[ok]
+    for j in np.flatnonzero(ok):
         involved = [k for k, (a, b) in enumerate(pairs) if j in (a, b)]
         cols = np.array(involved)
         marg = adjust_family(fam.subset(cols), correction="maxt",

@@ -64,3 +64,33 @@ def test_simultaneous_sets_cover_all_ranks_jointly_and_marginal_sets_each_rank()
     # the marginal sets are not meant to cover jointly: they are never wider than the
     # simultaneous ones, so their joint coverage is at most the simultaneous one's
     assert joint_marg <= joint_sim
+
+
+def test_predictor_without_estimate_has_no_rank_and_does_not_count_in_the_others():
+    # b's metric is undefined on every conversation: it has no rank, and a and c (far apart)
+    # are ranked among the two predictors that have a value: c first, a second, both certain
+    from attunestats.inference.compare import compare_models
+
+    rng = np.random.default_rng(3)
+    pid = np.repeat(np.arange(6), 5)
+    y = np.column_stack([rng.normal(size=30), np.full(30, np.nan), 10 + rng.normal(size=30)])
+    design = pd.DataFrame({"conversation_id": np.arange(30).astype(str),
+                           "participant_id": pid.astype(str)})  # fmt: skip
+    labels = pd.DataFrame({"predictor": ["a", "b", "c"], "metric": "score"})
+    res = participant_inference(mean_statistic(y, labels), design)
+    ranks = compare_models(res, correction="holm").ranks.set_index("predictor")
+    for key in ("rank", "rank_ci_low", "rank_ci_high", "rank_sim_low", "rank_sim_high"):
+        assert np.isnan(ranks.loc["b", key]), key
+        assert ranks.loc["c", key] == 1, key
+        assert ranks.loc["a", key] == 2, key
+
+
+def test_one_predictor_has_rank_one():
+    from attunestats.inference.compare import compare_models
+
+    rng = np.random.default_rng(4)
+    res = _panel(rng, [0.0, 1.0])
+    ranks = compare_models(res, correction="holm", predictors=["m0"]).ranks
+    assert len(ranks) == 1
+    for key in ("rank", "rank_ci_low", "rank_ci_high", "rank_sim_low", "rank_sim_high"):
+        assert ranks[key].iloc[0] == 1, key
