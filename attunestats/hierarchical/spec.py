@@ -251,32 +251,53 @@ class ModelSpec:
     # ---------------------------------------------------------------- constructors
     @classmethod
     def parse(cls, text: str) -> ModelSpec:
-        """A :class:`ModelSpec` from its string form (module docstring)."""
+        """A :class:`ModelSpec` from its string form (module docstring).
+
+        Every term after the base needs its ``+`` or ``-``; a term or prior named twice, an
+        operator without a term and an unknown name are errors naming them.
+        """
         if not isinstance(text, str):
             raise TypeError(f"structure must be a string or a ModelSpec; got {text!r}")
         struct, _, prior_text = text.partition(";")
         tokens = struct.replace("+", " + ").replace("-", " - ").split()
-        # "predictor:participant" etc. contain no +/-; re-join "a - b" only for the operators
+        # term names contain no + or -: the operators are tokens of their own. Every term but a
+        # leading base needs its operator (a missing one is an error, not the previous sign)
         terms: set[str] = set()
-        sign = "+"
-        first = True
-        for tok in tokens:
-            if tok in "+-":
+        seen: set[str] = set()
+        sign: str | None = None
+        for i, tok in enumerate(tokens):
+            if tok in ("+", "-"):
+                if sign is not None:
+                    raise ValueError(
+                        f"structure {text!r}: two operators in a row ({sign!r} then {tok!r})"
+                    )
                 sign = tok
                 continue
-            if first and tok in _BASES:
+            if tok in _BASES:
+                if i != 0:
+                    raise ValueError(
+                        f"structure {text!r}: the base {tok!r} must come first (bases: "
+                        f"{', '.join(_BASES)})"
+                    )
                 terms = set(_BASES[tok])
-            elif tok in TERMS:
-                if sign == "+":
-                    terms.add(tok)
-                else:
-                    terms.discard(tok)
-            else:
+                continue
+            if tok not in TERMS:
                 raise ValueError(
                     f"structure {text!r}: unknown term {tok!r}; a base ({', '.join(_BASES)}) "
                     f"then + or - terms among {list(TERMS)}"
                 )
-            first = False
+            if sign is None and i != 0:
+                raise ValueError(f"structure {text!r}: + or - before {tok!r} is missing")
+            if tok in seen:
+                raise ValueError(f"structure {text!r}: term {tok!r} more than once")
+            seen.add(tok)
+            if sign == "-":
+                terms.discard(tok)
+            else:
+                terms.add(tok)
+            sign = None
+        if sign is not None:
+            raise ValueError(f"structure {text!r} ends with {sign!r}: a term must follow it")
         priors: dict[str, float] = {}
         families: dict[str, str] = {}
         for item in filter(None, (s.strip() for s in prior_text.split(","))):
@@ -284,6 +305,8 @@ class ModelSpec:
             key, val = key.strip(), val.strip()
             if not eq:
                 raise ValueError(f"structure {text!r}: prior {item!r} must be name=value")
+            if key in priors or key in families:
+                raise ValueError(f"structure {text!r}: prior {key!r} more than once")
             if key in SCALE_PRIORS:
                 if val not in FAMILIES:
                     raise ValueError(
@@ -292,6 +315,11 @@ class ModelSpec:
                     )
                 families[key] = val
                 continue
+            if key not in PRIORS:
+                raise ValueError(
+                    f"structure {text!r}: unknown prior {key!r}; prior scales "
+                    f"{sorted(PRIORS)} or scale families {list(SCALE_PRIORS)}"
+                )
             try:
                 priors[key] = float(val)
             except ValueError as err:

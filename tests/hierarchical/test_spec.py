@@ -1,0 +1,72 @@
+"""The structure specification: strings that do not say one structure are errors naming the
+offending term or value; the string form round-trips exactly (it is the compile-cache key).
+
+Independent reference: the grammar of :mod:`attunestats.hierarchical.spec`'s docstring (a base,
+then ``+ term`` / ``- term``, then ``;`` and ``name=value`` items), written out by hand.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from attunestats import hierarchical as H
+from attunestats.hierarchical.spec import DEFAULT_TERMS, ModelSpec
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        # a term without its operator: it used to take the previous term's sign ("- item turn"
+        # removed turn) or, after the base, to be added
+        ("default - item turn", r"\+ or - before 'turn'"),
+        ("default turn", r"\+ or - before 'turn'"),
+        # operators without a term
+        ("default +", "ends with '\\+'"),
+        ("default - - turn", "two operators"),
+        ("default + - turn", "two operators"),
+        # one term said twice: contradictory or a slip for another term
+        ("default - turn + turn", "'turn' more than once"),
+        ("legacy + item + item", "'item' more than once"),
+        # a base after the first place
+        ("default + legacy", "base 'legacy' must come first"),
+    ],
+)
+def test_malformed_structure_strings_are_errors_naming_the_term(text, match):
+    with pytest.raises(ValueError, match=match):
+        ModelSpec.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        # the same prior twice: the last one silently won
+        (
+            "default; sigma_topic_scale=0.5, sigma_topic_scale=0.7",
+            "'sigma_topic_scale' more than once",
+        ),
+        ("default; sigma_topic=gamma, sigma_topic=halfnormal", "'sigma_topic' more than once"),
+        # an unknown name is reported as unknown, whatever its value
+        ("default; sigma_foo=gamma", "unknown prior.*'sigma_foo'"),
+        ("default; foo=0.5", "unknown prior.*'foo'"),
+    ],
+)
+def test_prior_items_said_twice_or_unknown_are_errors(text, match):
+    with pytest.raises(ValueError, match=match):
+        ModelSpec.parse(text)
+
+
+def test_well_formed_strings_still_parse():
+    everything = set(DEFAULT_TERMS)
+    assert set(ModelSpec.parse("default").terms) == everything
+    assert set(ModelSpec.parse("default - item - turn").terms) == everything - {"item", "turn"}
+    assert ModelSpec.parse("predictor:participant + turn").terms == (
+        "predictor:participant",
+        "turn",
+    )
+    assert ModelSpec.parse("base + turn + overdispersion").terms == ("turn", "overdispersion")
+    assert ModelSpec.parse("default + overdispersion") == ModelSpec()  # adding a present term
+    assert ModelSpec.parse("legacy + item") == ModelSpec(terms=H.LEGACY_TERMS + ("item",))
+    assert ModelSpec.parse("default-item") == ModelSpec.parse("default - item")
+    assert ModelSpec.parse(" default ;  sigma_topic=halfnormal , intercept_sd=2 ") == ModelSpec(
+        priors={"intercept_sd": 2.0}, scale_priors={"sigma_topic": "halfnormal"}
+    )
