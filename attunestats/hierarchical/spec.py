@@ -357,7 +357,8 @@ class ModelSpec:
     def __str__(self) -> str:
         parts = ["base", *self.terms]
         out = " + ".join(parts)
-        extra = [f"{k}={v:g}" for k, v in self.priors.items()]
+        # exact (shortest round-trip) values: the string is part of the compile-cache key
+        extra = [f"{k}={_number(v)}" for k, v in self.priors.items()]
         extra += [f"{k}={v}" for k, v in self.scale_priors.items()]
         if extra:
             out += "; " + ", ".join(extra)
@@ -365,6 +366,12 @@ class ModelSpec:
 
     def __repr__(self) -> str:
         return f"ModelSpec({str(self)!r})"
+
+
+def _number(value: float) -> str:
+    """``value`` as ``:g`` writes it when that is exact, else its shortest round-trip form."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))
 
 
 def as_spec(structure: Any) -> ModelSpec:

@@ -70,3 +70,23 @@ def test_well_formed_strings_still_parse():
     assert ModelSpec.parse(" default ;  sigma_topic=halfnormal , intercept_sd=2 ") == ModelSpec(
         priors={"intercept_sd": 2.0}, scale_priors={"sigma_topic": "halfnormal"}
     )
+
+
+def test_string_form_round_trips_priors_exactly_so_compile_keys_differ():
+    """``str(spec)`` is part of :meth:`HierarchicalModel.structure_key`, the key of the cache of
+    compiled PyMC models, whose priors are constants: priors equal to six significant digits
+    used to print alike and share one compiled model (with the first one's priors)."""
+    from attunestats.hierarchical.synthetic import simulate_panel
+
+    a = ModelSpec(priors={"sigma_topic_scale": 0.1234567})
+    b = ModelSpec(priors={"sigma_topic_scale": 0.1234568})
+    assert ModelSpec.parse(str(a)) == a and ModelSpec.parse(str(b)) == b
+    assert str(a) != str(b)
+    pan = simulate_panel(rng=1, n_conversations=6, n_participants=3, n_topics=2)
+    ma = H.behaviour_model(pan.data, pan.design, structure=a)
+    mb = H.behaviour_model(pan.data, pan.design, structure=b)
+    assert ma.structure_key() != mb.structure_key()
+    # usual values keep their short form
+    assert str(ModelSpec(priors={"intercept_sd": 2.0, "sigma_item_scale": 0.25})).endswith(
+        "; intercept_sd=2, sigma_item_scale=0.25"
+    )
