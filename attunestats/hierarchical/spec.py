@@ -208,6 +208,9 @@ class ModelSpec:
         terms = self.terms
         if isinstance(terms, str) or not isinstance(terms, tuple | list | frozenset | set):
             raise TypeError(f"ModelSpec.terms must be a sequence of term names; got {terms!r}")
+        odd = [t for t in terms if not isinstance(t, str)]
+        if odd:
+            raise TypeError(f"ModelSpec.terms must be term names (strings); got {odd!r}")
         unknown = sorted(set(terms) - set(TERMS))
         if unknown:
             raise ValueError(f"ModelSpec.terms: unknown term(s) {unknown}; known: {list(TERMS)}")

@@ -90,3 +90,9 @@ def test_string_form_round_trips_priors_exactly_so_compile_keys_differ():
     assert str(ModelSpec(priors={"intercept_sd": 2.0, "sigma_item_scale": 0.25})).endswith(
         "; intercept_sd=2, sigma_item_scale=0.25"
     )
+
+
+@pytest.mark.parametrize("terms", [["turn", 3, None], ("turn", ["item"])])
+def test_terms_that_are_not_names_are_a_clear_error(terms):
+    with pytest.raises((TypeError, ValueError), match="ModelSpec.terms"):
+        ModelSpec(terms=terms)
