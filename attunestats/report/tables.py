@@ -210,7 +210,9 @@ def display_table(
       dropped from the body and stated once in the notes; ``confidence_level`` names the
       interval column; ``simulated`` and ``seed`` go to the sidecar.
     - Each interval (``ci_low``/``ci_high``, ``<x>_low``/``<x>_high``) becomes one ``[lo, hi]``
-      column where its low end was.
+      column where its low end was. An interval ``<x>`` with its own level column
+      ``<x>_level`` is not at the table's level: its header gives that level (when the same in
+      every row) and the notes say so.
     - Ranks and counts (``rank*``, ``n_*``) stored as floats print with no decimals when they are
       whole numbers, one when some are halves (tied ranks).
     - Cells of metric-name columns and headers that are metric names show the registry's
@@ -261,6 +263,11 @@ def display_table(
     if target is not None and "significant" in frame.columns:
         drop.add("significant")  # the marks say it
     pairs = _interval_pairs([c for c in frame.columns if c not in drop])
+    # an interval with its own level column (``verdict_ci_*`` and ``verdict_level``) is not at
+    # the table's confidence level: its header names its own level (the column goes when constant)
+    own_level = {stem: f"{stem}_level" for _, _, stem in pairs
+                 if stem and f"{stem}_level" in frame.columns}  # fmt: skip
+    drop |= {c for c in own_level.values() if c in constant}
     lows = {lo: (hi, stem) for lo, hi, stem in pairs}
     highs = {hi for _, hi, _ in pairs}
 
@@ -276,7 +283,11 @@ def display_table(
             d = ndig(col)
             cells = [f"[{_number(a, d)}, {_number(b, d)}]" if not (_missing(a) and _missing(b))
                      else "--" for a, b in zip(frame[col], frame[hi], strict=True)]  # fmt: skip
-            if stem:
+            if stem in own_level and own_level[stem] in constant:
+                with np.errstate(all="ignore"):
+                    own = float(frame[own_level[stem]].iloc[0])
+                name = f"{_header(stem)} CI ({100 * own:g}%)"
+            elif stem:
                 name = f"{_header(stem)} CI"
             elif level is not None:
                 name = f"{100 * level:g}% CI"
@@ -316,10 +327,11 @@ def display_table(
             + (" (after the correction stated)." if pcol == "pvalue_adjusted" else ".")
         )
     if pairs:
-        notes.append(
-            "Intervals as [lower, upper]"
-            + (f" at {100 * level:g}% confidence." if level is not None else ".")
-        )
+        at = f" at {100 * level:g}% confidence" if level is not None else ""
+        if at and own_level:
+            shown_own = ", ".join(f"{_header(s)} CI" for s in own_level)
+            at += f" ({shown_own}: at the level given with it)"
+        notes.append(f"Intervals as [lower, upper]{at}.")
     cells_by_row = [list(row) for row in zip(*columns, strict=True)] if columns else []
     return DisplayTable(headers, cells_by_row, numeric, notes, target is not None, sources)
 

@@ -302,3 +302,21 @@ def test_a_simulated_table_says_so_in_its_own_rows(tmp_path):
     real, _, _ = write_table(frame, "real", tmp_path, simulated=False)
     assert "simulated" not in pd.read_csv(real).columns
     assert "simulated" not in frame.columns  # the caller's frame is left alone
+
+
+def test_an_interval_with_its_own_level_is_not_labelled_at_the_tables_level():
+    """Hand-built: a 95% table whose verdict intervals are Bonferroni ones at 99.5% (as the
+    capability-independence table): the LaTeX must not say they are at 95%."""
+    frame = pd.DataFrame({"capability_a": ["emotion", "emotion"], "capability_b": ["behaviour", "preference"],
+                          "corrected": [0.5, 0.4], "corrected_ci_low": [-0.1, -0.2],
+                          "corrected_ci_high": [0.8, 0.7], "verdict_level": [0.995, 0.995],
+                          "verdict_ci_low": [-0.3, -0.4], "verdict_ci_high": [0.9, 0.85],
+                          "confidence_level": [0.95, 0.95]})  # fmt: skip
+    shown = display_table(frame)
+    assert "Corrected CI" in shown.headers and "Verdict CI (99.5%)" in shown.headers
+    assert "Verdict level" not in shown.headers  # said in the header
+    note = next(n for n in shown.notes if n.startswith("Intervals as"))
+    assert "95% confidence" in note and "Verdict CI: at the level given with it" in note
+    # a level that differs between rows stays a column, and the header claims no level
+    varying = display_table(frame.assign(verdict_level=[0.995, 0.99]))
+    assert "Verdict CI" in varying.headers and "Verdict level" in varying.headers
