@@ -69,3 +69,24 @@ def test_a_failed_latent_fit_is_in_the_manifest_and_the_caption(tmp_path, monkey
         assert result.manifest["outputs"][rel]["failed_fits"] == failed
     meta = json.loads((tmp_path / "out/tables/04_capability_independence.json").read_text())
     assert "DIAGNOSTICS FAILED" in meta["caption"] and meta["failed_fits"] == failed
+
+
+def test_the_latent_intervals_are_labelled_at_their_own_level(tmp_path, monkeypatch,
+                                                              release_small_path):  # fmt: skip
+    """The 04 table is at 95% (``confidence_level``), its latent HDIs at 94%: the LaTeX header
+    of the latent interval says 94%, and the caption does not put it at 95%."""
+    rep = _report(passed=True)
+    rep.to_frame = lambda: pd.DataFrame({"capability_a": ["emotion"], "capability_b": ["behaviour"],
+                                         "corrected": [0.3], "corrected_ci_low": [0.0],
+                                         "corrected_ci_high": [0.6], "latent_mean": [0.2],
+                                         "latent_ci_low": [-0.1], "latent_ci_high": [0.5],
+                                         "confidence_level": [0.95], "simulated": [True]})  # fmt: skip
+    monkeypatch.setattr(builder, "report", lambda ctx: rep)
+    build(release=release_small_path, out=tmp_path / "out", fast=True, progress=False,
+          registry=[get_artefact("capability-independence")])  # fmt: skip
+    tex = (tmp_path / "out/tables/04_capability_independence.tex").read_text()
+    header = tex.split(r"\toprule")[1].split(r"\midrule")[0]
+    assert r"Latent CI (94\%)" in header and r"Corrected CI &" in header
+    assert r"[-0.100, 0.500]" in tex
+    back = pd.read_csv(tmp_path / "out/tables/04_capability_independence.csv")
+    assert back["latent_level"].tolist() == [0.94]

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from attunestats.artifacts.context import ArtefactContext, Built
 
 
@@ -44,6 +46,18 @@ def failed_fits(rep: Any) -> tuple[str, ...]:
     return (f"latent correlations (capability independence): {problems}",)
 
 
+def _with_latent_level(rep: Any) -> pd.DataFrame:
+    """The pair table with ``latent_level`` (the probability of the latent HDIs, 0.94) after
+    ``latent_ci_high``: the table's ``confidence_level`` (0.95) is not theirs, and the LaTeX
+    header names the level of an interval from its ``<x>_level`` column."""
+    table = rep.to_frame()
+    if rep.latent is None or "latent_ci_high" not in table.columns:
+        return table
+    table.insert(table.columns.get_loc("latent_ci_high") + 1, "latent_level",
+                 float(rep.latent.ci_prob))  # fmt: skip
+    return table
+
+
 def capability_independence(ctx: ArtefactContext) -> Built:
     from attunestats.report.independence import plot_independence
 
@@ -51,7 +65,7 @@ def capability_independence(ctx: ArtefactContext) -> Built:
     caption = ("Capability independence: correlations, intervals (participants resampled), "
                "noise-corrected values, verdicts")  # fmt: skip
     return ctx.built(
-        ctx.table("04_capability_independence", rep.to_frame(), caption),
+        ctx.table("04_capability_independence", _with_latent_level(rep), caption),
         ctx.figure("04_capability_independence", plot_independence(rep)),
         failed_fits=failed_fits(rep),
     )
