@@ -69,8 +69,9 @@ def _check_design(design: Any) -> pd.DataFrame:
     if dup:
         raise ValueError(f"design.conversation_id has duplicates: {dup[:5]}")
     n_turns = pd.to_numeric(d["n_turns"], errors="coerce")
-    if n_turns.isna().any() or (n_turns < 1).any() or (n_turns != np.round(n_turns)).any():
-        bad = d.loc[n_turns.isna() | (n_turns < 1), "n_turns"].tolist()[:5]
+    wrong = n_turns.isna() | (n_turns < 1) | (n_turns != np.round(n_turns))
+    if wrong.any():
+        bad = d.loc[wrong, "n_turns"].tolist()[:5]
         raise ValueError(f"design.n_turns must be integers >= 1; got {bad}")
     d["n_turns"] = n_turns.astype("int64")
     groups = d.groupby("participant_id")["diagnosis_group"].nunique()
@@ -161,8 +162,11 @@ def _turn_rows(
     t_index = {t: i for i, t in enumerate(tasks)}
     i_index = {t: i for i, t in enumerate(items)}
     turns = pd.to_numeric(data["turn"], errors="coerce")
-    if turns.isna().any() or (turns != np.round(turns)).any():
-        raise ValueError(f"{name}.turn must be integers; got {data.loc[turns.isna(), 'turn'][:5]}")
+    wrong = turns.isna() | (turns != np.round(turns))
+    if wrong.any():
+        raise ValueError(
+            f"{name}.turn must be integers; got {data.loc[wrong, 'turn'].tolist()[:5]}"
+        )
     data = data.assign(
         _k=data["conversation_id"].map(k_index).astype("int64"),
         _task=data["task"].map(t_index).astype("int64"),
