@@ -95,6 +95,8 @@ def _select_predictors(df: pd.DataFrame, predictors: Sequence[str] | None) -> li
         return sorted(present)
     if isinstance(predictors, str) or not isinstance(predictors, Sequence):
         raise TypeError(f"predictors must be a sequence of names; got {predictors!r}")
+    if len(predictors) == 0:
+        raise ValueError(f"predictors is empty; available: {sorted(present)}")
     unknown = [p for p in predictors if p not in present]
     if unknown:
         raise ValueError(f"predictors {unknown} have no data; available: {sorted(present)}")

@@ -46,3 +46,10 @@ def test_fractional_turn_counts_and_turns_are_named_in_the_error():
         H.behaviour_model(_counts().assign(turn=[1.5, 2, 3, 3, 1, 2, 1]), _design())
     with pytest.raises(ValueError, match=r"counts\.turn must be integers; got \[nan\]"):
         H.behaviour_model(_counts().assign(turn=[None, 2, 3, 3, 1, 2, 1]), _design())
+
+
+def test_an_empty_predictor_list_is_an_error_not_an_empty_model():
+    with pytest.raises(ValueError, match="predictors is empty"):
+        H.behaviour_model(_counts(), _design(), predictors=[])
+    with pytest.raises(ValueError, match="predictors is empty"):
+        H.emotion_model(_counts().assign(value=0.5), _design(), predictors=())
