@@ -574,7 +574,8 @@ def _warn_resample_floor(pairs_df: pd.DataFrame, blocks: list[Any], correction: 
     """Warn when too few bootstrap resamples leave pair intervals unbounded: a bootstrap
     p-value is at least ``1 / (B + 1)``, so a step of ``correction`` at level ``alpha / K``
     below it can never reject, and the interval at that level is the whole line."""
-    unbounded = ~np.isfinite(pairs_df["ci_low"]) | ~np.isfinite(pairs_df["ci_high"])
+    # infinite, not NaN: a NaN interval is an undefined difference (a metric not scored)
+    unbounded = np.isinf(pairs_df["ci_low"]) | np.isinf(pairs_df["ci_high"])
     if not unbounded.any():
         return
     n_draws = max(blk[3].studentized.shape[0] for blk in blocks)

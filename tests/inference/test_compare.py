@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from attunestats.inference.bootstrap import mean_statistic, run_bootstrap
+from attunestats.errors import AttunestatsWarning
 from attunestats.inference.compare import adjust_pvalues, bootstrap_pvalue, compare_models
 
 
@@ -442,3 +443,18 @@ def test_discrimination_interval_holds_its_level_for_the_population_of_participa
         assert disc["df_noise"] == n_part - 1
         covered += disc["ci_low"] <= d_true <= disc["ci_high"]
     assert covered / reps > 0.95 - 3.5 * np.sqrt(0.95 * 0.05 / reps), covered / reps
+
+
+def test_undefined_pairs_do_not_raise_the_too_few_resamples_warning():
+    # a metric no conversation scores gives NaN pair intervals, not (-inf, inf) ones: the
+    # warning that too few resamples leave intervals unbounded must not fire (it advised
+    # "resample at least 60 times" to a 1,000-resample bootstrap)
+    rng = np.random.default_rng(9)
+    values = np.column_stack([rng.normal(size=(60, 3)), np.full((60, 3), np.nan)])
+    values = values[:, [0, 3, 1, 4, 2, 5]]  # p0 m, p0 u, p1 m, p1 u, p2 m, p2 u
+    boot = _boot(values, ("m", "u"), n_resamples=1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AttunestatsWarning)
+        res = compare_models(boot, correction="holm")
+    assert res.pairs.loc[res.pairs["metric"] == "u", "ci_low"].isna().all()
+    assert np.isfinite(res.pairs.loc[res.pairs["metric"] == "m", ["ci_low", "ci_high"]]).all().all()
