@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attunestats.inference.bootstrap import mean_statistic, run_bootstrap
 from attunestats.errors import AttunestatsWarning
+from attunestats.inference.bootstrap import mean_statistic, run_bootstrap
 from attunestats.inference.compare import adjust_pvalues, bootstrap_pvalue, compare_models
 
 
