@@ -84,6 +84,16 @@ def _check_design(design: Any) -> pd.DataFrame:
     return d
 
 
+def _numbers(values: pd.Series, name: str) -> pd.Series:
+    """``values`` as floats; missing values stay NaN, anything else that is not a number is an
+    error naming it."""
+    v = pd.to_numeric(values, errors="coerce")
+    wrong = v.isna() & values.notna()
+    if wrong.any():
+        raise ValueError(f"{name} must be numbers; got {values[wrong].tolist()[:5]}")
+    return v.astype(float)
+
+
 def _check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}; got {value!r}")
@@ -588,8 +598,7 @@ def bounded_model(
     df = values.copy()
     for col in ("predictor", "conversation_id"):
         df[col] = df[col].astype("str")
-    v = pd.to_numeric(df["value"], errors="coerce")
-    df["value"] = v.astype(float)
+    df["value"] = _numbers(df["value"], "values.value")
     df = df[df["value"].notna()]
     if df.empty:
         raise ValueError("values has no non-missing value")
@@ -722,7 +731,7 @@ def holistic_model(
     if not isinstance(max_error, int | float) or not np.isfinite(max_error) or max_error <= 0:
         raise ValueError(f"max_error must be a positive number; got {max_error!r}")
     errors = _check_frame(errors, "errors", ("predictor", "conversation_id", "value"))
-    err = pd.to_numeric(errors["value"], errors="coerce")
+    err = _numbers(errors["value"], "errors.value")
     bad = (err < 0) | (err > max_error)
     if bad.any():
         raise ValueError(

@@ -7,6 +7,7 @@ Independent reference: hand-built tables and the constructors' documented rules.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -53,3 +54,17 @@ def test_an_empty_predictor_list_is_an_error_not_an_empty_model():
         H.behaviour_model(_counts(), _design(), predictors=[])
     with pytest.raises(ValueError, match="predictors is empty"):
         H.emotion_model(_counts().assign(value=0.5), _design(), predictors=())
+
+
+def test_non_numeric_scores_are_errors_not_missing_values():
+    """Only missing values (NaN / None) are dropped (bounded_model's documentation); a value that
+    is not a number used to be coerced to NaN and silently dropped with them."""
+    vals = _counts().assign(value=[0.1, None, 0.3, 0.4, 0.5, "x", 0.7])
+    with pytest.raises(ValueError, match=r"values\.value must be numbers.*'x'"):
+        H.emotion_model(vals, _design())
+    errs = _counts().drop(columns="turn").drop_duplicates(["predictor", "conversation_id"])
+    with pytest.raises(ValueError, match=r"errors\.value must be numbers.*'a'"):
+        H.holistic_model(errs.assign(value=["a", 2, None, 4, 1, 5][: len(errs)]), _design())
+    # missing values are dropped, as documented
+    m = H.emotion_model(vals.assign(value=[0.1, None, 0.3, 0.4, 0.5, np.nan, 0.7]), _design())
+    assert m.n_observations == 5
