@@ -84,6 +84,19 @@ def _check_design(design: Any) -> pd.DataFrame:
     return d
 
 
+def _check_ids(df: pd.DataFrame, name: str, columns: Sequence[str]) -> None:
+    """Identifier columns must have no missing values (pandas keeps them missing through
+    ``astype("str")``, and group sums drop them)."""
+    for col in columns:
+        if col in df.columns:
+            miss = df[col].isna()
+            if miss.any():
+                raise ValueError(
+                    f"{name}.{col} is missing in {int(miss.sum())} row(s) (first at index "
+                    f"{df.index[miss.to_numpy()][0]!r})"
+                )
+
+
 def _numbers(values: pd.Series, name: str) -> pd.Series:
     """``values`` as floats; missing values stay NaN, anything else that is not a number is an
     error naming it."""
@@ -318,6 +331,7 @@ def binomial_model(
         df["task"] = "all"
     if "item" not in df.columns or not spec.has("item"):
         df["item"] = "all"
+    _check_ids(df, "counts", ("predictor", "conversation_id", "task", "item"))
     for col in ("predictor", "conversation_id", "task", "item"):
         df[col] = df[col].astype("str")
     for col in ("successes", "trials"):
@@ -508,8 +522,10 @@ def preference_model(
         shown = sorted(map(repr, pd.unique(correct)))[:5]
         raise ValueError(f"comparisons.correct must be boolean; got values {shown}")
     keys = ["predictor", "conversation_id", "turn"]
+    use_items = "question_id" in df.columns and as_spec(structure).has("item")
+    _check_ids(df, "comparisons", keys + (["question_id"] if use_items else []))
     extra = {}
-    if "question_id" in df.columns and as_spec(structure).has("item"):
+    if use_items:
         keys.append("item")
         extra["item"] = df["question_id"].astype("str")
     agg = (
@@ -596,6 +612,7 @@ def bounded_model(
     _check_common(parameterization, simulated)
     design = _check_design(design)
     df = values.copy()
+    _check_ids(df, "values", ("predictor", "conversation_id"))
     for col in ("predictor", "conversation_id"):
         df[col] = df[col].astype("str")
     df["value"] = _numbers(df["value"], "values.value")

@@ -68,3 +68,25 @@ def test_non_numeric_scores_are_errors_not_missing_values():
     # missing values are dropped, as documented
     m = H.emotion_model(vals.assign(value=[0.1, None, 0.3, 0.4, 0.5, np.nan, 0.7]), _design())
     assert m.n_observations == 5
+
+
+@pytest.mark.parametrize("column", ["predictor", "conversation_id", "task"])
+def test_missing_identifiers_are_errors_naming_the_column(column):
+    counts = _counts().assign(task="om")
+    counts[column] = counts[column].astype(object)
+    counts.loc[0, column] = None
+    with pytest.raises(ValueError, match=rf"counts\.{column} is missing in 1 row"):
+        H.behaviour_model(counts, _design())
+
+
+@pytest.mark.parametrize("column", ["predictor", "conversation_id", "turn", "question_id"])
+def test_comparisons_with_missing_identifiers_are_errors_not_dropped(column):
+    """A group sum drops rows whose key is missing: those comparisons used to vanish."""
+    comps = pd.DataFrame({
+        "predictor": ["a", "a", "b", "b"], "conversation_id": ["c1"] * 4, "turn": [1, 1, 1, 1],
+        "question_id": ["q1", "q2", "q1", "q2"], "correct": [True, False, True, True],
+    })  # fmt: skip
+    comps[column] = comps[column].astype(object)
+    comps.loc[0, column] = None
+    with pytest.raises(ValueError, match=rf"comparisons\.{column} is missing in 1 row"):
+        H.preference_model(comps, _design())
