@@ -11,7 +11,7 @@ group, ``tau`` = task offsets, ``t0`` = reference task)::
 
     intercept              = mean_M theta + mean_T (v + mean_M ti) + delta[r] + mean_M gamma[., r]
                              + tau[t0]
-    predictor_effect[m]    = theta[m] + mean_T ti[m, .] - mean_M (same)
+    predictor_effect[m]    = theta[m] + mean_T ti[m, .] + gamma[m, r] - mean_M (same)
     turn_slope[m]          = beta[m]
     diagnosis_effect[g]    = delta[g] - delta[r] + mean_M (gamma[., g] - gamma[., r])
     diagnosis_contrast[m,g]= delta[g] - delta[r] + gamma[m, g] - gamma[m, r]
@@ -217,7 +217,7 @@ def true_quantities(model: HierarchicalModel, truth: LatentTruth) -> pd.DataFram
     theta = truth.theta.reindex(M).to_numpy(dtype=float)
     v = truth.v.reindex(T).to_numpy(dtype=float)
     delta = truth.delta.reindex(G).to_numpy(dtype=float)
-    row = theta + ti.mean(axis=1)
+    row = theta + ti.mean(axis=1) + gam[:, 0]  # the reference group's predictor effects
     col = v + ti.mean(axis=0)
     rows: list[tuple[str, str, float]] = []
 
