@@ -212,7 +212,9 @@ def display_table(
     - Each interval (``ci_low``/``ci_high``, ``<x>_low``/``<x>_high``) becomes one ``[lo, hi]``
       column where its low end was. An interval ``<x>`` with its own level column
       ``<x>_level`` is not at the table's level: its header gives that level (when the same in
-      every row) and the notes say so.
+      every row) and the notes say so. When some row's ``interval_level`` is below the
+      table's ``confidence_level``, no interval is labelled at the table's level: each is at
+      the level of its row.
     - Ranks and counts (``rank*``, ``n_*``) stored as floats print with no decimals when they are
       whole numbers, one when some are halves (tied ranks).
     - Cells of metric-name columns and headers that are metric names show the registry's
@@ -250,6 +252,14 @@ def display_table(
     if "confidence_level" in frame.columns and "confidence_level" in constant:
         with np.errstate(all="ignore"):
             level = float(frame["confidence_level"].iloc[0])
+    # rows whose interval was computed at a level below the table's (``interval_level``: claim
+    # (a)'s intersection-union parts at 90% in a 95% audit) are not 95% intervals in any sense
+    # (adjusted ones, at or above it, keep the family's level): no header or note claims it
+    rows_below = (
+        level is not None
+        and "interval_level" in frame.columns
+        and bool((pd.to_numeric(frame["interval_level"], errors="coerce") < level - 1e-9).any())
+    )
     settings = [c for c in _SETTING_COLUMNS if c in constant]
     for c in settings:
         value = frame[c].iloc[0]
@@ -289,7 +299,7 @@ def display_table(
                 name = f"{_header(stem)} CI ({100 * own:g}%)"
             elif stem:
                 name = f"{_header(stem)} CI"
-            elif level is not None:
+            elif level is not None and not rows_below:
                 name = f"{100 * level:g}% CI"
             else:
                 name = "CI"
@@ -328,6 +338,9 @@ def display_table(
         )
     if pairs:
         at = f" at {100 * level:g}% confidence" if level is not None else ""
+        if rows_below:
+            at = (f", each at the level of its row ({_header('interval_level')}; the "
+                  f"table's is {100 * level:g}%)")  # fmt: skip
         if at and own_level:
             shown_own = ", ".join(f"{_header(s)} CI" for s in own_level)
             at += f" ({shown_own}: at the level given with it)"

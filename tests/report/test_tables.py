@@ -320,3 +320,20 @@ def test_an_interval_with_its_own_level_is_not_labelled_at_the_tables_level():
     # a level that differs between rows stays a column, and the header claims no level
     varying = display_table(frame.assign(verdict_level=[0.995, 0.99]))
     assert "Verdict CI" in varying.headers and "Verdict level" in varying.headers
+
+
+def test_intervals_below_the_tables_level_are_not_labelled_at_it():
+    """Hand-built claims audit at 95%: claim (a)'s parts are 90% intervals (each pair tested at
+    alpha, one-sided), claim (b)'s Holm-adjusted ones 97.5%. Neither the header nor the caption
+    may say the intervals are 95% ones; tables whose rows are all at or above it keep '95% CI'."""
+    frame = pd.DataFrame({"claim": ["a", "b"], "estimate": [0.5, 2.0], "ci_low": [0.4, 1.0],
+                          "ci_high": [0.6, 3.0], "interval_level": [0.90, 0.975],
+                          "pvalue": [0.01, 0.02], "confidence_level": [0.95, 0.95]})  # fmt: skip
+    shown = display_table(frame)
+    assert "95% CI" not in shown.headers and "CI" in shown.headers
+    note = next(n for n in shown.notes if n.startswith("Intervals as"))
+    assert "at 95% confidence" not in note and "each at the level of its row" in note
+    tex = to_latex(frame, caption="Claims audit")
+    assert "95\\% CI" not in tex and "at 95\\% confidence" not in tex
+    adjusted = display_table(frame.assign(interval_level=[0.95, 0.975]))
+    assert "95% CI" in adjusted.headers
