@@ -609,7 +609,8 @@ def _pair_frame(labels: pd.DataFrame, estimates: np.ndarray, metric: str, idx: n
     ia = np.array([idx[a] for a, _ in pairs])
     ib = np.array([idx[b] for _, b in pairs])
     points = composite_points_per_unit(metric)
-    d, d_low, d_high = standardized_effect(fam, adj.row_alpha, adj.row_df)
+    d, d_low, d_high = standardized_effect(fam, adj.row_alpha, adj.row_df,
+                                           critical_value=adj.critical_value)  # fmt: skip
     return pd.DataFrame({
         "metric": metric,
         "predictor_a": labels["predictor"].to_numpy()[ia],

@@ -269,7 +269,11 @@ def _column_quantiles(values: np.ndarray, alpha: np.ndarray) -> np.ndarray:
 
 
 def standardized_effect(
-    family: ContrastFamily, row_alpha: np.ndarray, row_df: np.ndarray | None = None
+    family: ContrastFamily,
+    row_alpha: np.ndarray,
+    row_df: np.ndarray | None = None,
+    *,
+    critical_value: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Standardized effect ``estimate / (se sqrt(n))`` with an interval at each row's level.
 
@@ -279,14 +283,17 @@ def standardized_effect(
     it excludes 0 exactly when the difference's interval does (``row_df``: the df of the
     difference's interval, e.g. the family's smallest for max-|t|; default each row's own). For the conditional bootstrap
     ``n`` is the number of conversations (per-conversation SD) and the interval is the
-    difference's interval on that scale.
+    difference's interval on that scale: pass the difference's ``critical_value`` (the
+    bootstrap's, :class:`AdjustedFamily`); without it the normal quantile at ``row_alpha`` is
+    used, which need not agree with a bootstrap interval.
     """
     n = float(family.n_units)
     est, se = family.estimate, family.standard_error
     with np.errstate(invalid="ignore", divide="ignore"):
         d = est / (se * np.sqrt(n))
     if family.source != "participants":
-        crit = stats.norm.ppf(1.0 - np.asarray(row_alpha) / 2.0)
+        crit = (stats.norm.ppf(1.0 - np.asarray(row_alpha) / 2.0) if critical_value is None
+                else np.asarray(critical_value, dtype=float))  # fmt: skip
         with np.errstate(invalid="ignore", divide="ignore"):  # se 0: a constant metric
             t = est / se
         return d, (t - crit) / np.sqrt(n), (t + crit) / np.sqrt(n)
