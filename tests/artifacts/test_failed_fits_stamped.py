@@ -90,3 +90,53 @@ def test_the_latent_intervals_are_labelled_at_their_own_level(tmp_path, monkeypa
     assert r"[-0.100, 0.500]" in tex
     back = pd.read_csv(tmp_path / "out/tables/04_capability_independence.csv")
     assert back["latent_level"].tolist() == [0.94]
+
+
+class _Fit:
+    """A fit by hand: what the fit-diagnostics builders read of a FitResult."""
+
+    def __init__(self, outcome: str, passed: bool) -> None:
+        self.passed = passed
+        self.model = SimpleNamespace(outcome=outcome, spec="default")
+        self.failures = [] if passed else ["sigma_topic: r_hat 1.150 > 1.01"]
+
+    def _first_failures(self, n: int = 5) -> str:
+        return "; ".join(self.failures[:n])
+
+    def overview(self) -> dict:
+        return {"outcome": self.model.outcome, "passed": self.passed, "max_r_hat": 1.0,
+                "failures": self._first_failures() or None}  # fmt: skip
+
+
+def _rows_saying_failed(frame: pd.DataFrame) -> pd.Series:
+    text = frame.astype(str).apply(lambda col: col.str.lower().str.contains("diagnostics failed"))
+    return text.any(axis=1)
+
+
+def test_every_row_built_from_a_failed_fit_says_diagnostics_failed(tmp_path, monkeypatch,
+                                                                   release_small_path):  # fmt: skip
+    """The fit-diagnostics tables (05, 06) and claim (d)'s sub-tests: their captions say 'their
+    rows say diagnostics failed'; the rows of the failed fit (and only those) must."""
+    from attunestats.artifacts.builders import claims, dynamics, hierarchical
+
+    fitted = {"behaviour": _Fit("om accuracy", passed=False), "emotion": _Fit("f1", passed=True),
+              "preference": _Fit("pref", passed=True), "holistic": _Fit("mae", passed=True)}  # fmt: skip
+    monkeypatch.setattr(hierarchical, "fits", lambda ctx, names=hierarchical.MODELS: fitted)
+    monkeypatch.setattr(dynamics, "fit", lambda ctx, name: fitted[name])
+    monkeypatch.setattr(claims, "fit", lambda ctx, name: fitted[name])
+    details = pd.DataFrame({"claim": ["a", "d", "d"], "estimate": [0.1, 0.2, 0.3]})
+    monkeypatch.setattr(claims, "audit", lambda ctx: SimpleNamespace(details=lambda: details))
+    ids = ["fit-diagnostics", "drift-fit-diagnostics", "claims-details"]
+    result = build(release=release_small_path, out=tmp_path / "out", fast=True, progress=False,
+                   registry=[get_artefact(i) for i in ids])  # fmt: skip
+    assert len(result.manifest["failed_fits"]) == 1
+    tables = tmp_path / "out" / "tables"
+    for name in ("05_fit_diagnostics", "06_drift_fit_diagnostics"):
+        frame = pd.read_csv(tables / f"{name}.csv")
+        assert (
+            "their rows say 'diagnostics failed'"
+            in json.loads((tables / f"{name}.json").read_text())["caption"]
+        )
+        assert _rows_saying_failed(frame).tolist() == (frame["outcome"] == "om accuracy").tolist()
+    frame = pd.read_csv(tables / "08_claims_details.csv")
+    assert _rows_saying_failed(frame).tolist() == [False, True, True]

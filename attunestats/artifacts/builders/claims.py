@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from attunestats.artifacts.builders.hierarchical import failed, fit
+from attunestats.artifacts.builders.hierarchical import FAILED, failed, fit
 from attunestats.artifacts.context import ArtefactContext, Built
 
 
@@ -41,5 +41,12 @@ def claims_audit(ctx: ArtefactContext) -> Built:
 
 
 def claims_details(ctx: ArtefactContext) -> Built:
-    return ctx.built(ctx.table("08_claims_details", audit(ctx).details(),
-                               "Sub-tests of every claim"), failed_fits=_failed(ctx))  # fmt: skip
+    """The sub-tests of every claim; when the behaviour fit failed the gate, claim (d)'s rows
+    (built from it) say ``diagnostics failed`` in a ``diagnostics`` column (the other claims'
+    rows come from no fit: missing there)."""
+    details = audit(ctx).details()
+    bad = _failed(ctx)
+    if bad and "claim" in details.columns:
+        details = details.assign(diagnostics=details["claim"].map({"d": FAILED}))
+    return ctx.built(ctx.table("08_claims_details", details, "Sub-tests of every claim"),
+                     failed_fits=bad)  # fmt: skip

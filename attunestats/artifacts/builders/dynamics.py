@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from attunestats.artifacts.builders.hierarchical import failed, fit
+from attunestats.artifacts.builders.hierarchical import failed, fit, overview
 from attunestats.artifacts.context import ArtefactContext, Built
 from attunestats.report import figures
 from attunestats.report import hierarchical as report
@@ -44,9 +44,8 @@ def turn_phases(ctx: ArtefactContext) -> Built:
 
 def drift_fit_diagnostics(ctx: ArtefactContext) -> Built:
     fitted = {name: fit(ctx, name) for name in DRIFT_MODELS}
-    overview = pd.DataFrame([f.overview() for f in fitted.values()])
     caption = "MCMC fits of the drift models: diagnostics gate"
-    return ctx.built(ctx.table("06_drift_fit_diagnostics", overview, caption),
+    return ctx.built(ctx.table("06_drift_fit_diagnostics", overview(fitted), caption),
                      failed_fits=failed(fitted))  # fmt: skip
 
 

@@ -23,6 +23,9 @@ from attunestats.artifacts.context import ArtefactContext, Built
 from attunestats.errors import AttunestatsWarning, NotApplicable, warn
 from attunestats.report import hierarchical as report
 
+#: The ``diagnostics`` value of rows built from a fit that failed the gate (as in
+#: :data:`attunestats.hierarchical.summaries.FAILED`).
+FAILED = "diagnostics failed"
 #: The models of the build, in the order they are reported.
 MODELS = ("behaviour", "emotion", "preference", "holistic")
 SHORT = {"behaviour": "OM accuracy", "emotion": "emotion F1", "preference": "preference",
@@ -117,6 +120,16 @@ def failed(fitted: dict[str, Any]) -> tuple[str, ...]:
                  for name, f in fitted.items() if not f.passed)  # fmt: skip
 
 
+def overview(fitted: dict[str, Any], *, structure: bool = False) -> pd.DataFrame:
+    """One row per fit (:meth:`FitResult.overview`) with the ``diagnostics`` column of the
+    summaries (``"passed"`` or ``"diagnostics failed"``), so a failed fit's row says so in
+    words, as every other table built from it does."""
+    rows = [dict(f.overview(), **({"structure": str(f.model.spec)} if structure else {}),
+                 diagnostics="passed" if f.passed else FAILED)
+            for f in fitted.values()]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
@@ -127,11 +140,10 @@ def _names(fitted: dict[str, Any]) -> dict[str, str]:
 
 def fit_diagnostics(ctx: ArtefactContext) -> Built:
     fitted = fits(ctx)
-    overview = pd.DataFrame([dict(f.overview(), structure=str(f.model.spec))
-                             for f in fitted.values()])  # fmt: skip
+    table = overview(fitted, structure=True)
     caption = ("MCMC fits: sampler, settings, diagnostics gate (r_hat <= 1.01, bulk and tail ESS "
                ">= 400, no divergence), worst R-hat and ESS, divergences, structure")  # fmt: skip
-    return ctx.built(ctx.table("05_fit_diagnostics", overview, caption),
+    return ctx.built(ctx.table("05_fit_diagnostics", table, caption),
                      failed_fits=failed(fitted))  # fmt: skip
 
 
