@@ -104,6 +104,15 @@ def compare_structures(fits: Mapping[str, FitResult], *, n_draws: int = 1000) ->
     cells = {k: int(f.model.n_observations) for k, f in fits.items()}
     if len(set(cells.values())) != 1:
         raise ValueError(f"fits must be of the same observed cells; got cells {cells}")
+    first_key, *others = fits
+    ref = _observed(fits[first_key].model)
+    for k in others:
+        differ = [n for n, v in _observed(fits[k].model).items() if not _same(v, ref[n])]
+        if differ:
+            raise ValueError(
+                f"fits must be of the same observed cells; {k!r} differs from {first_key!r} in "
+                f"its {', '.join(differ)}"
+            )
     elpd, why = {}, {}
     for k, f in fits.items():
         try:
@@ -142,6 +151,27 @@ def compare_structures(fits: Mapping[str, FitResult], *, n_draws: int = 1000) ->
             table[col] = table[col].astype("str")
     table.attrs["label"] = first.label
     return table
+
+
+def _observed(model: Any) -> dict[str, Any]:
+    """What PSIS-LOO scores: the observed cells (labels and positions) and their outcomes."""
+    cells = model.cells()
+    return {
+        "predictors": model.predictors,
+        "conversations": model.conversations,
+        "cells": tuple(
+            a[cells["r"]]
+            for a in (model.conversation_of_row, model.task_of_row, model.item_of_row, model.x)
+        )
+        + (cells["m"],),
+        "outcomes": tuple(cells[k] for k in ("successes", "trials", "value") if k in cells),
+    }
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+        return all(_same(x, y) for x, y in zip(a, b))
+    return np.array_equal(np.asarray(a), np.asarray(b))
 
 
 def predictive_data(fit: FitResult, *, n_draws: int = 200, rng: RNGLike = None) -> Any:
