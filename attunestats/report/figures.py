@@ -374,15 +374,21 @@ def rank_intervals(
 def discrimination_plot(
     disc: pd.DataFrame, *, simulated: bool, width: float = COLUMN_WIDTH
 ) -> Figure:
-    """Discrimination D (true between-predictor variance / noise) per metric, with intervals."""
+    """Discrimination D (true between-predictor variance / noise) per metric, with intervals.
+
+    Each interval is drawn from ``ci_low`` to ``ci_high`` as in the table, also when the
+    estimate lies outside it (a negative D with the interval truncated at 0).
+    """
     sub = disc.dropna(subset=["discrimination"]).sort_values("discrimination")
     n = len(sub)
     with style():
         fig, ax = plt.subplots(figsize=(width, max(1.5, 0.2 * n + 0.8)))
         y = np.arange(n)
         est = sub["discrimination"].to_numpy()
-        err = np.vstack([est - sub["ci_low"].to_numpy(), sub["ci_high"].to_numpy() - est])
-        ax.errorbar(est, y, xerr=np.clip(err, 0, None), fmt="o", color="C0")
+        # not errorbar's xerr (offsets from the estimate, which must be >= 0): clipping them
+        # drew [estimate, high] for an estimate below the interval
+        ax.hlines(y, sub["ci_low"].to_numpy(), sub["ci_high"].to_numpy(), color="C0", lw=1.0)
+        ax.errorbar(est, y, fmt="o", color="C0")
         ax.axvline(0, color="0.4", linewidth=0.6, linestyle="--")
         ax.set_xscale("symlog", linthresh=1.0)
         ax.set_xlim(left=-1.0)

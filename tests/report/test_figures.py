@@ -79,3 +79,18 @@ def test_baseline_figures_from_report_layer_save_with_the_label(tmp_path):
         assert len(ax.get_yticks()) == 2  # one row each; the NaN row is left out
         F.save_figure(fig, name, tmp_path)
     assert len(list((tmp_path / "figures").iterdir())) == 6
+
+
+def test_discrimination_intervals_are_drawn_where_the_table_has_them():
+    """Hand-built: D = -0.5 with its noncentral-F interval truncated at [0, 0.5] (the estimate
+    below the interval, as for hp_perspective_gap in the bundled release) and D = 2 in [1, 3]."""
+    disc = pd.DataFrame({"metric": ["gap", "f1"], "discrimination": [-0.5, 2.0],
+                         "ci_low": [0.0, 1.0], "ci_high": [0.5, 3.0]})  # fmt: skip
+    fig = F.discrimination_plot(disc, simulated=True)
+    ax = fig.axes[0]
+    segments = [seg for coll in ax.collections for seg in coll.get_segments()]
+    drawn = sorted((round(min(s[:, 0]), 9), round(max(s[:, 0]), 9), s[0, 1]) for s in segments)
+    assert drawn == [(0.0, 0.5, 0.0), (1.0, 3.0, 1.0)]  # y 0: the lower D
+    points = [line for line in ax.lines if line.get_marker() == "o"]
+    assert sorted(np.concatenate([p.get_xdata() for p in points])) == [-0.5, 2.0]
+    plt.close(fig)
