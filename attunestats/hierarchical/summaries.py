@@ -485,7 +485,12 @@ def turn_drift(
     warning = _check_fit(fit, ci_prob, accept_failed_diagnostics)
     m = fit.model
     if not m.turn_slope:
-        raise ValueError("the model has no turn drift (conversation-level outcome)")
+        why = (
+            f"its structure has no 'turn' term ({m.spec})"
+            if not m.spec.has("turn")
+            else "conversation-level outcome"
+        )
+        raise NotApplicable(f"the model has no turn drift: {why}")
     beta = draws(fit, "turn_slope")
     start = _cell_eta(fit, 0.0)[:, :, 0]
     end = _cell_eta(fit, 1.0)[:, :, 0]

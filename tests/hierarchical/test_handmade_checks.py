@@ -38,3 +38,21 @@ def test_compare_structures_refuses_fits_of_different_data_with_as_many_cells():
                                  n_draws=40)  # fmt: skip
     assert sorted(table["structure"]) == ["default", "legacy"]
     assert isinstance(table, pd.DataFrame)
+
+
+def test_turn_drift_of_a_model_without_drift_is_not_applicable_and_says_why():
+    """A turn-level model fitted without the ``turn`` term has no drift because of its
+    structure (the message used to blame a conversation-level outcome); either way the analysis
+    is not applicable (``NotApplicable``, which ``reproduce`` records as skipped, as the other
+    summaries do), not a bad argument."""
+    from attunestats.errors import NotApplicable
+    from attunestats.hierarchical import summaries as S
+
+    pan = simulate_panel(rng=2, **SMALL)
+    no_turn = handmade_fit(H.behaviour_model(pan.data, pan.design, structure="default - turn"))
+    with pytest.raises(NotApplicable, match="structure has no 'turn' term"):
+        S.turn_drift(no_turn)
+    pan_h = simulate_panel("ordered_beta", level="conversation", rng=2, **SMALL)
+    hol = H.holistic_model(pan_h.data.assign(value=6 * (1 - pan_h.data["value"])), pan_h.design)
+    with pytest.raises(NotApplicable, match="conversation-level outcome"):
+        S.turn_drift(handmade_fit(hol))
