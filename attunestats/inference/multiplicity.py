@@ -66,14 +66,16 @@ def adjust_pvalues(pvalues: Sequence[float] | np.ndarray, *, method: str) -> np.
     >>> adjust_pvalues([0.01, 0.04, 0.03], method="bh").round(3).tolist()
     [0.03, 0.04, 0.04]
     """
-    check_correction(method)
+    if method not in CORRECTIONS:
+        raise ValueError(f"method must be one of {CORRECTIONS}; got {method!r}")
     if method == "maxt":
         raise ValueError("method='maxt' needs the joint null distribution; use maxt_adjust()")
     p = np.asarray(pvalues, dtype=float)
     if p.ndim != 1:
         raise ValueError(f"pvalues must be 1-d; got shape {p.shape}")
-    if np.any((p < 0) | (p > 1)):
-        raise ValueError("pvalues must lie in [0, 1]")
+    bad = (p < 0) | (p > 1)
+    if np.any(bad):
+        raise ValueError(f"pvalues must lie in [0, 1]; got {p[bad][:3].tolist()}")
     out = np.full_like(p, np.nan)
     ok = ~np.isnan(p)
     q = p[ok]

@@ -131,6 +131,15 @@ class SignFlipResult(ResultMixin):
 # --------------------------------------------------------------------------------------------
 # the computation on participant sums
 # --------------------------------------------------------------------------------------------
+def _check_counts(**counts: Any) -> None:
+    """Integer options (``n_resamples``, ``max_exact``): ints (not bools), at least 1."""
+    for name, value in counts.items():
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise TypeError(f"{name} must be an integer; got {value!r}")
+        if value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+
+
 def _swap_matrix(n_participants: int, *, max_exact: int, n_resamples: int, rng: Any) -> tuple[np.ndarray, bool]:  # fmt: skip
     """0/1 matrix (swaps x participants): every swap when affordable, else random ones
     (the observed assignment first, so row 0 is always the identity)."""
@@ -171,6 +180,7 @@ def sign_flip_from_sums(
     """
     if alternative not in _ALTERNATIVES:
         raise ValueError(f"alternative must be one of {_ALTERNATIVES}; got {alternative!r}")
+    _check_counts(n_resamples=n_resamples, max_exact=max_exact)
     sa, sb = np.asarray(sums_a, dtype=float), np.asarray(sums_b, dtype=float)
     if sa.shape != sb.shape or sa.ndim != 2:
         raise ValueError(
@@ -324,8 +334,7 @@ def sign_flip_test(
         raise ValueError(f"metric must be a conversation-level registry metric; got {metric!r}")
     if len(predictors) != 2 or predictors[0] == predictors[1]:
         raise ValueError(f"predictors must be two different predictors; got {predictors!r}")
-    if not isinstance(n_resamples, int | np.integer) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer; got {n_resamples!r}")
+    _check_counts(n_resamples=n_resamples, max_exact=max_exact)
     conv = scores.conversation
     modes = []
     for p in predictors:

@@ -146,3 +146,10 @@ def test_bootstrap_family_intervals_agree_with_bootstrap_pvalues(seed, k, correc
     adj = adjust_family(fam, correction=correction, confidence_level=0.95)
     excludes = (adj.ci_low > 0) | (adj.ci_high < 0)
     np.testing.assert_array_equal(excludes, adj.pvalue_adjusted < 0.05)
+
+
+def test_adjust_pvalues_errors_name_the_argument_and_the_value():
+    with pytest.raises(ValueError, match=r"method must be one of .*; got 'Holm'"):
+        adjust_pvalues([0.2, 0.3], method="Holm")
+    with pytest.raises(ValueError, match=r"pvalues must lie in \[0, 1\]; got \[1\.3\]"):
+        adjust_pvalues([0.2, 1.3], method="holm")

@@ -178,3 +178,18 @@ def test_observed_statistic_is_the_jackknife_t_of_compare_models(small_simulated
     assert res.estimate == pytest.approx(row["difference"], rel=1e-9, abs=1e-12)
     assert res.statistic == pytest.approx(row["difference"] / row["standard_error"], rel=1e-7)
     assert res.n_participants == row["n_units"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [({"n_resamples": 0}, ValueError, "n_resamples must be a positive integer; got 0"),
+     ({"n_resamples": -5}, ValueError, "n_resamples must be a positive integer; got -5"),
+     ({"n_resamples": 2.5}, TypeError, "n_resamples must be an integer; got 2.5"),
+     ({"n_resamples": True}, TypeError, "n_resamples must be an integer; got True"),
+     ({"max_exact": 0.5}, TypeError, "max_exact must be an integer; got 0.5")],
+)  # fmt: skip
+def test_bad_resampling_options_of_the_sums_kernel_are_named(kwargs, error, match):
+    # n_resamples=0 gave p = 1 from no swap at all; -5 and 2.5 failed inside numpy
+    a = np.c_[np.arange(12.0), np.ones(12)]
+    with pytest.raises(error, match=match):
+        sign_flip_from_sums(a, 0.5 * a, _mean, **{"max_exact": 0, **kwargs})
