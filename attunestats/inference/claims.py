@@ -279,7 +279,14 @@ def _shown(row: dict[str, Any]) -> tuple[bool, bool]:
 
 
 def part_frame(claim: str, rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """The parts table of a claim (shown / opposite computed from each row's own interval)."""
+    """The parts table of a claim (shown / opposite computed from each row's own interval).
+
+    Without tested rows (e.g. a fit that failed its gate) the table has one row with only
+    ``claim`` set and nothing shown, so that the claim stays visible in the audit's tables.
+    """
+    if not rows:
+        empty = pd.DataFrame({"claim": [claim]}, columns=list(PART_COLUMNS))
+        return empty.assign(shown=False, opposite_shown=False)
     done = []
     for r in rows:
         shown, opposite = _shown(r)
