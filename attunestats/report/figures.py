@@ -101,6 +101,25 @@ def _label(frame: pd.DataFrame) -> pd.Series:
     return base
 
 
+def interval_points(ax: Any, estimate: Any, y: Any, low: Any, high: Any, *, color: str,
+                    label: str | None = None, hollow: bool = False, linewidth: float = 1.0,
+                    markersize: float | None = None) -> Any:  # fmt: skip
+    """Horizontal intervals from ``low`` to ``high`` and the estimates as points, one per ``y``.
+
+    Not ``errorbar``'s ``xerr`` (offsets from the estimate, which must be >= 0): an estimate
+    outside its interval (a posterior mean beside an equal-tailed interval, a bootstrap-t
+    interval, an interval truncated at a bound) is drawn where it is, next to its interval as
+    the table has it, instead of failing (matplotlib refuses negative offsets) or being clipped.
+    Returns the points' ``ErrorbarContainer``.
+    """
+    ax.hlines(np.asarray(y, dtype=float), np.asarray(low, dtype=float),
+              np.asarray(high, dtype=float), color=color, linewidth=linewidth)  # fmt: skip
+    options = {} if markersize is None else {"markersize": markersize}
+    return ax.errorbar(np.asarray(estimate, dtype=float), y, fmt="o", color=color,
+                       mfc="white" if hollow else color, linestyle="none", label=label,
+                       **options)  # fmt: skip
+
+
 def forest_plot(
     frame: pd.DataFrame,
     *,
@@ -131,14 +150,9 @@ def forest_plot(
         groups = data[group].astype(str) if group else pd.Series(["all"] * n, index=data.index)
         for k, g in enumerate(dict.fromkeys(groups)):
             sel = (groups == g).to_numpy()
-            err = np.vstack([
-                data[estimate].to_numpy()[sel] - data[low].to_numpy()[sel],
-                data[high].to_numpy()[sel] - data[estimate].to_numpy()[sel],
-            ])  # fmt: skip
-            ax.errorbar(
-                data[estimate].to_numpy()[sel], y[sel], xerr=err, fmt="o", color=f"C{k}",
-                label=g if group else None, elinewidth=1.0,
-            )  # fmt: skip
+            interval_points(ax, data[estimate].to_numpy()[sel], y[sel], data[low].to_numpy()[sel],
+                            data[high].to_numpy()[sel], color=f"C{k}",
+                            label=g if group else None)  # fmt: skip
         if reference is not None:
             ax.axvline(reference, color="0.4", linewidth=0.6, linestyle="--")
         ax.set_yticks(y, data["_label"])
@@ -327,13 +341,9 @@ def forest_panels(
             y = np.arange(n)
             for k, g in enumerate(groups):
                 sel = (sub[group] == g).to_numpy() if group else np.ones(n, dtype=bool)
-                est = sub["estimate"].to_numpy()[sel]
-                err = np.vstack(
-                    [est - sub["ci_low"].to_numpy()[sel], sub["ci_high"].to_numpy()[sel] - est]
-                )
-                ax.errorbar(
-                    est, y[sel], xerr=err, fmt="o", color=f"C{k}", label=str(g) if j == 0 else None
-                )
+                interval_points(ax, sub["estimate"].to_numpy()[sel], y[sel],
+                                sub["ci_low"].to_numpy()[sel], sub["ci_high"].to_numpy()[sel],
+                                color=f"C{k}", label=str(g) if j == 0 else None)  # fmt: skip
             ax.set_xlabel(xlabels[j] if xlabels else metric)
             ax.grid(axis="y", visible=False)
         axes[0][0].set_yticks(np.arange(n), order)
@@ -385,10 +395,8 @@ def discrimination_plot(
         fig, ax = plt.subplots(figsize=(width, max(1.5, 0.2 * n + 0.8)))
         y = np.arange(n)
         est = sub["discrimination"].to_numpy()
-        # not errorbar's xerr (offsets from the estimate, which must be >= 0): clipping them
-        # drew [estimate, high] for an estimate below the interval
-        ax.hlines(y, sub["ci_low"].to_numpy(), sub["ci_high"].to_numpy(), color="C0", lw=1.0)
-        ax.errorbar(est, y, fmt="o", color="C0")
+        # not errorbar's xerr clipped at 0: that drew [estimate, high] for an estimate below
+        interval_points(ax, est, y, sub["ci_low"].to_numpy(), sub["ci_high"].to_numpy(), color="C0")
         ax.axvline(0, color="0.4", linewidth=0.6, linestyle="--")
         ax.set_xscale("symlog", linthresh=1.0)
         ax.set_xlim(left=-1.0)

@@ -17,7 +17,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from attunestats.report.figures import COLUMN_WIDTH, PAGE_WIDTH, mark_simulated, style
+from attunestats.report.figures import (
+    COLUMN_WIDTH,
+    PAGE_WIDTH,
+    interval_points,
+    mark_simulated,
+    style,
+)
 
 #: Value of the ``diagnostics`` column of rows built from a failed fit (as in
 #: :data:`attunestats.hierarchical.summaries.FAILED`, not imported: report does not import the
@@ -95,11 +101,10 @@ def forest(
                 sel = ((groups == g) & (data["_failed"] == bad)).to_numpy()
                 if not sel.any():
                     continue
-                est = data[estimate].to_numpy()[sel]
-                err = np.vstack([est - data[low].to_numpy()[sel], data[high].to_numpy()[sel] - est])
-                ax.errorbar(est, y[sel], xerr=err, fmt="o", color=f"C{k}", elinewidth=1.0,
-                            mfc="white" if bad else f"C{k}", linestyle="none",
-                            label=g if (group and not labelled) else None)  # fmt: skip
+                interval_points(ax, data[estimate].to_numpy()[sel], y[sel],
+                                data[low].to_numpy()[sel], data[high].to_numpy()[sel],
+                                color=f"C{k}", hollow=bad,
+                                label=g if (group and not labelled) else None)  # fmt: skip
                 labelled = True
         if reference is not None:
             ax.axvline(reference, color="0.4", linewidth=0.6, linestyle="--")

@@ -94,3 +94,32 @@ def test_discrimination_intervals_are_drawn_where_the_table_has_them():
     points = [line for line in ax.lines if line.get_marker() == "o"]
     assert sorted(np.concatenate([p.get_xdata() for p in points])) == [-0.5, 2.0]
     plt.close(fig)
+
+
+@pytest.mark.parametrize("draw", ["forest_plot", "forest_panels", "hierarchical_forest"])
+def test_an_estimate_outside_its_interval_is_drawn_not_refused(draw):
+    """Hand-built: a posterior mean (0.05) beside its equal-tailed interval [0.06, 0.4] (a skewed
+    variance share), or a bootstrap-t interval that excludes its estimate. matplotlib's xerr
+    refuses negative offsets, so the figure (and the whole build) failed; now each interval is
+    drawn where the table has it and the point where it is."""
+    from attunestats.report import hierarchical as H
+
+    frame = pd.DataFrame({"predictor": ["a", "b"], "metric": "m", "kind": "model",
+                          "estimate": [0.05, 0.5], "ci_low": [0.06, 0.4],
+                          "ci_high": [0.4, 0.6]})  # fmt: skip
+    if draw == "forest_plot":
+        fig = F.forest_plot(frame, xlabel="share", simulated=True, sort=False)
+    elif draw == "forest_panels":
+        fig = F.forest_panels(frame, metrics=["m"], simulated=True, group=None)
+    else:
+        fig = H.forest(frame, estimate="estimate", low="ci_low", high="ci_high",
+                       label="predictor", xlabel="share", simulated=True, sort=False)  # fmt: skip
+    ax = fig.axes[0]
+    segments = [seg for coll in ax.collections for seg in coll.get_segments()]
+    spans = sorted(
+        (round(float(s[:, 0].min()), 9), round(float(s[:, 0].max()), 9)) for s in segments
+    )
+    assert spans == [(0.06, 0.4), (0.4, 0.6)]
+    points = np.concatenate([line.get_xdata() for line in ax.lines if line.get_marker() == "o"])
+    assert sorted(points) == [0.05, 0.5]
+    plt.close(fig)
