@@ -396,6 +396,10 @@ class HierarchicalModel:
             len(self.diagnosis_groups),
             len(self.tasks),
             len(self.items) if self.has_item else 1,
+            # terms left out for reasons of the data values, not the sizes (one trial per cell,
+            # one cell per predictor x conversation)
+            self.has_overdispersion,
+            self.has_predictor_conversation,
         )
 
     def coords(self) -> dict[str, list[str]]:

@@ -90,3 +90,30 @@ def test_comparisons_with_missing_identifiers_are_errors_not_dropped(column):
     comps.loc[0, column] = None
     with pytest.raises(ValueError, match=rf"comparisons\.{column} is missing in 1 row"):
         H.preference_model(comps, _design())
+
+
+def test_compile_key_tells_apart_models_whose_terms_depend_on_the_data():
+    """``structure_key`` is the key of the cache of compiled PyMC models (``sampler="pymc"``).
+    Two data sets of the same sizes and structure string can still build different models:
+    with one trial per cell the ``overdispersion`` term is left out (binomial cells), with two
+    it is in (beta-binomial cells). Their keys must differ, or the second fit would sample the
+    first one's compiled model."""
+    from attunestats.hierarchical.synthetic import simulate_panel
+
+    one = simulate_panel(rng=1, trials=1, n_conversations=8, n_participants=3, n_topics=2)
+    two = simulate_panel(rng=1, trials=2, n_conversations=8, n_participants=3, n_topics=2)
+    m1 = H.behaviour_model(one.data, one.design)
+    m2 = H.behaviour_model(two.data, two.design)
+    assert m1.n_observations == m2.n_observations and m1.n_rows == m2.n_rows
+    assert not m1.has_overdispersion and m2.has_overdispersion
+    assert m1.structure_key() != m2.structure_key()
+    # one score per predictor x conversation (all one-turn conversations): no
+    # predictor:conversation term, which the same structure has with longer conversations
+    vals = _counts().assign(value=0.5)
+    short = H.emotion_model(vals, _design().assign(n_turns=[3, 1, 2]))
+    one_turn = _counts().assign(value=0.5, turn=1, conversation_id=["c1", "c2", "c3"] * 2 + ["c3"])
+    one_turn = one_turn.drop_duplicates(["predictor", "conversation_id"])
+    single = H.emotion_model(one_turn, _design().assign(n_turns=1))
+    assert short.has_predictor_conversation and not single.has_predictor_conversation
+    assert single.structure_key()[:4] == short.structure_key()[:4]
+    assert single.structure_key() != short.structure_key()
