@@ -106,6 +106,7 @@ Examples
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -224,7 +225,7 @@ class ModelSpec:
         for key, val in self.priors.items():
             if (
                 isinstance(val, bool)
-                or not isinstance(val, int | float)
+                or not isinstance(val, numbers.Real)
                 or not (math.isfinite(val) and val > 0)
             ):
                 raise ValueError(

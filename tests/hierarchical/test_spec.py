@@ -96,3 +96,15 @@ def test_string_form_round_trips_priors_exactly_so_compile_keys_differ():
 def test_terms_that_are_not_names_are_a_clear_error(terms):
     with pytest.raises((TypeError, ValueError), match="ModelSpec.terms"):
         ModelSpec(terms=terms)
+
+
+def test_numpy_numbers_are_numbers():
+    """A prior scale read from an array (``np.int64(2)``, ``np.float32(0.5)``) is a positive
+    number; it was refused as "must be a positive number"."""
+    import numpy as np
+
+    assert ModelSpec(priors={"intercept_sd": np.int64(2)}).prior("intercept_sd") == 2.0
+    assert ModelSpec(priors={"sigma_item_scale": np.float32(0.5)}).prior("sigma_item_scale") == 0.5
+    for bad in (True, np.bool_(True), "1", 0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="must be a positive number"):
+            ModelSpec(priors={"intercept_sd": bad})
