@@ -429,9 +429,10 @@ def pairwise_metrics(ix: ScoringIndex, res: TurnResults) -> None:
     pp = t["pred_pairwise"]
     pk = ix.turn_codes(pp)
     pcomp = pp["comparison"].to_numpy(np.int64)
-    n_comp_max = int(max(comp.max(initial=-1), pcomp.max(initial=-1))) + 1
-    n_comp_max = max(n_comp_max, 1)
-    ok = (pk >= 0) & (pcomp >= 0)
+    # only selections of comparisons the ground truth has are looked up: a selection keyed by a
+    # larger index (a warning of the loader, up to 9 digits) must not size the lookup table
+    n_comp_max = max(int(comp.max(initial=-1)) + 1, 1)
+    ok = (pk >= 0) & (pcomp >= 0) & (pcomp < n_comp_max)
     sel_lookup = np.zeros(n_turns * n_comp_max, np.int8)
     sel_lookup[pk[ok] * n_comp_max + pcomp[ok]] = _ab_code(pp["selection"])[ok]
 
