@@ -61,7 +61,16 @@ def panas_trajectories(release: Release, *, confidence_level: float = 0.95) -> p
 
     Intervals treat conversations as independent (descriptive only: conversations of one
     participant are correlated, so they are too narrow when participants differ).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``confidence_level`` is not a number strictly between 0 and 1.
     """
+    if isinstance(confidence_level, bool) or not isinstance(confidence_level, int | float):
+        raise TypeError(f"confidence_level must be a number in (0, 1); got {confidence_level!r}")
+    if not 0.0 < float(confidence_level) < 1.0:
+        raise ValueError(f"confidence_level must be in (0, 1); got {confidence_level!r}")
     conv = release.conversations
     rows = []
     groups = [("all", conv)] + [(g, sub) for g, sub in conv.groupby("diagnosis_group", sort=True)]
