@@ -37,6 +37,7 @@ it, so it is not a coverage target (it would count as a miss whatever the model 
 from __future__ import annotations
 
 import json
+import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -293,7 +294,7 @@ def recovery_table(fit: FitResult, truth: LatentTruth, *, ci_prob: float = 0.94)
     """
     if not isinstance(fit, FitResult):
         raise TypeError(f"fit must be a FitResult; got {type(fit).__name__}")
-    if isinstance(ci_prob, bool) or not isinstance(ci_prob, float | int) or not 0 < ci_prob < 1:
+    if isinstance(ci_prob, bool) or not isinstance(ci_prob, numbers.Real) or not 0 < ci_prob < 1:
         raise ValueError(f"ci_prob must be in (0, 1); got {ci_prob!r}")
     tq = true_quantities(fit.model, truth)
     post: dict[str, tuple[float, float, float]] = {}

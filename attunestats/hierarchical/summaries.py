@@ -15,6 +15,7 @@ random effects to zero (conditional, not population-averaged, predictions).
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,7 @@ def _check_fit(fit: Any, ci_prob: Any, accept: Any) -> str:
         raise TypeError(
             f"fit must be a FitResult (from hierarchical.fit); got {type(fit).__name__}"
         )
-    if isinstance(ci_prob, bool) or not isinstance(ci_prob, float | int) or not 0 < ci_prob < 1:
+    if isinstance(ci_prob, bool) or not isinstance(ci_prob, numbers.Real) or not 0 < ci_prob < 1:
         raise ValueError(f"ci_prob must be in (0, 1); got {ci_prob!r}")
     return fit.check(accept_failed_diagnostics=accept)
 

@@ -56,3 +56,27 @@ def test_turn_drift_of_a_model_without_drift_is_not_applicable_and_says_why():
     hol = H.holistic_model(pan_h.data.assign(value=6 * (1 - pan_h.data["value"])), pan_h.design)
     with pytest.raises(NotApplicable, match="conversation-level outcome"):
         S.turn_drift(handmade_fit(hol))
+
+
+def test_ci_prob_may_be_a_numpy_number_and_labels_the_interval():
+    """``ci_prob=np.float32(0.9)`` (read from an array) was refused as "must be in (0, 1)"; the
+    interval it gives is the equal-tailed one of that probability (numpy quantiles of the
+    draws), in the summaries and in the recovery table."""
+    import numpy as np
+
+    from attunestats.hierarchical import summaries as S
+    from attunestats.hierarchical.recovery import recovery_table
+
+    pan = simulate_panel(rng=2, **SMALL)
+    f = handmade_fit(H.behaviour_model(pan.data, pan.design))
+    t = S.parameter_summary(f, ci_prob=np.float32(0.9)).set_index("parameter")
+    b = f.idata["posterior"]["turn_slope"].values.reshape(-1, 3)[:, 1]
+    lo, hi = np.quantile(b, [0.05, 0.95])
+    row = t.loc[f"turn_slope[{f.model.predictors[1]}]"]
+    assert row["ci_low"] == pytest.approx(lo) and row["ci_high"] == pytest.approx(hi)
+    assert row["ci_prob"] == pytest.approx(0.9)
+    rec = recovery_table(f, pan.truth, ci_prob=np.float32(0.9))
+    assert rec["ci_prob"].to_numpy() == pytest.approx(0.9)
+    for bad in (np.float64(1.0), 0, True, "0.9"):
+        with pytest.raises(ValueError, match="ci_prob must be in"):
+            S.parameter_summary(f, ci_prob=bad)
