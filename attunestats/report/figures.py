@@ -71,20 +71,34 @@ def mark_simulated(fig: Figure, simulated: bool) -> Figure:
     return fig
 
 
+#: File metadata of saved figures: no software version, no time stamp (byte-identical reruns).
+_METADATA = {"png": {"Software": None},
+             "pdf": {"Creator": None, "Producer": None, "CreationDate": None}}  # fmt: skip
+
+
 def save_figure(fig: Figure, name: str, out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write ``<out_dir>/figures/<name>.png`` and ``.pdf``; close the figure; return the paths."""
+    """Write ``<out_dir>/figures/<name>.png`` and ``.pdf``; close the figure; return the paths.
+
+    Both are rendered into temporary siblings first and renamed only when both are complete
+    (:func:`attunestats._io.write_files`): a failure while drawing leaves the files that were
+    there as they were, and no half-written file.
+    """
+    from attunestats._io import write_files
+
     if not name or any(ch in name for ch in "/\\"):
         raise ValueError(f"figure name must be a plain file stem; got {name!r}")
     folder = Path(out_dir) / "figures"
     folder.mkdir(parents=True, exist_ok=True)
-    paths = [folder / f"{name}.png", folder / f"{name}.pdf"]
     options = {"dpi": 300, "bbox_inches": "tight", "pad_inches": 0.03}
-    fig.savefig(paths[0], metadata={"Software": None}, **options)
-    fig.savefig(
-        paths[1], metadata={"Creator": None, "Producer": None, "CreationDate": None}, **options
-    )
-    plt.close(fig)
-    return paths
+
+    def writer(fmt: str) -> Any:
+        return lambda tmp: fig.savefig(tmp, format=fmt, metadata=_METADATA[fmt], **options)
+
+    try:
+        return write_files({folder / f"{name}.{fmt}": writer(fmt) for fmt in ("png", "pdf")},
+                           what="figure")  # fmt: skip
+    finally:
+        plt.close(fig)
 
 
 def _label(frame: pd.DataFrame) -> pd.Series:

@@ -123,3 +123,26 @@ def test_an_estimate_outside_its_interval_is_drawn_not_refused(draw):
     points = np.concatenate([line.get_xdata() for line in ax.lines if line.get_marker() == "o"])
     assert sorted(points) == [0.05, 0.5]
     plt.close(fig)
+
+
+def test_a_figure_that_fails_while_saving_leaves_the_previous_files_whole(tmp_path, monkeypatch):
+    """The PDF fails half-way (disk full, a renderer error): the PNG and PDF of the previous
+    save stay as they were, and no half-written file is left in the folder."""
+    F.save_figure(F.forest_plot(_forest_frame(), xlabel="x", simulated=True), "f", tmp_path)
+    folder = tmp_path / "figures"
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    original = plt.Figure.savefig
+
+    def failing(self, fname, *args, **kwargs):
+        if kwargs.get("format") == "pdf" or str(fname).endswith(".pdf"):
+            with open(fname, "wb") as fh:
+                fh.write(b"%PDF-1.4 half")
+            raise OSError("No space left on device")
+        return original(self, fname, *args, **kwargs)
+
+    monkeypatch.setattr(plt.Figure, "savefig", failing)
+    fig = F.forest_plot(_forest_frame().assign(estimate=[0.15, 0.3, 0.2]), xlabel="x",
+                        simulated=True)  # fmt: skip
+    with pytest.raises(OSError, match="No space left"):
+        F.save_figure(fig, "f", tmp_path)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
