@@ -43,6 +43,8 @@ def _show_figures_in_notebooks() -> None:
 _show_figures_in_notebooks()
 
 STYLE = Path(__file__).with_name("attunestats.mplstyle")
+#: Written beside an estimate whose interval is missing (NaN), and in a heatmap cell's place of it.
+NO_INTERVAL = "no interval"
 COLUMN_WIDTH = 3.35  # inches, single column
 PAGE_WIDTH = 6.9  # inches, two columns
 
@@ -126,8 +128,14 @@ def interval_points(ax: Any, estimate: Any, y: Any, low: Any, high: Any, *, colo
     the table has it, instead of failing (matplotlib refuses negative offsets) or being clipped.
     Returns the points' ``ErrorbarContainer``.
     """
-    ax.hlines(np.asarray(y, dtype=float), np.asarray(low, dtype=float),
-              np.asarray(high, dtype=float), color=color, linewidth=linewidth)  # fmt: skip
+    est, yy = np.asarray(estimate, dtype=float), np.asarray(y, dtype=float)
+    lo, hi = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    ax.hlines(yy, lo, hi, color=color, linewidth=linewidth)
+    # a point without its interval would read as a certain value: say so beside it
+    for x_, y_ in zip(est[np.isfinite(est) & ~(np.isfinite(lo) & np.isfinite(hi))],
+                      yy[np.isfinite(est) & ~(np.isfinite(lo) & np.isfinite(hi))], strict=True):  # fmt: skip
+        ax.annotate(NO_INTERVAL, (x_, y_), xytext=(4, 0), textcoords="offset points",
+                    fontsize=5, color="0.35", va="center", ha="left")  # fmt: skip
     options = {} if markersize is None else {"markersize": markersize}
     return ax.errorbar(np.asarray(estimate, dtype=float), y, fmt="o", color=color,
                        mfc="white" if hollow else color, linestyle="none", label=label,
@@ -211,7 +219,9 @@ def heatmap(
                     continue
                 text = f"{value:.2f}"
                 if low is not None and high is not None and i != j:
-                    text += f"\n[{low.iat[i, j]:.2f}, {high.iat[i, j]:.2f}]"
+                    lo, hi = float(low.iat[i, j]), float(high.iat[i, j])
+                    ok = np.isfinite(lo) and np.isfinite(hi)
+                    text += f"\n[{lo:.2f}, {hi:.2f}]" if ok else f"\n({NO_INTERVAL})"
                 ax.text(
                     j, i, text, ha="center", va="center", fontsize=size,
                     color="white" if abs(value) > 0.6 * max(abs(vmin), abs(vmax)) else "black",

@@ -146,3 +146,20 @@ def test_a_figure_that_fails_while_saving_leaves_the_previous_files_whole(tmp_pa
     with pytest.raises(OSError, match="No space left"):
         F.save_figure(fig, "f", tmp_path)
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_a_missing_interval_is_said_not_dropped_silently():
+    """Hand-built: b's interval is NaN (e.g. too few participants for a df). Its point is drawn
+    and 'no interval' is written beside it; in a heatmap the cell says so instead of [nan, nan]."""
+    frame = _forest_frame()
+    frame.loc[1, ["ci_low", "ci_high"]] = np.nan
+    fig = F.forest_plot(frame, xlabel="x", simulated=False, sort=False)
+    notes = [t for t in fig.axes[0].texts if t.get_text() == "no interval"]
+    assert len(notes) == 1 and tuple(notes[0].xy) == (0.3, 1.0)
+    plt.close(fig)
+    m = pd.DataFrame([[1.0, 0.4], [0.4, 1.0]], index=list("ab"), columns=list("ab"))
+    low = pd.DataFrame([[np.nan, np.nan], [np.nan, np.nan]], index=list("ab"), columns=list("ab"))
+    fig = F.heatmap(m, low=low, high=low, colorbar_label="r", simulated=False)
+    cells = [t.get_text() for t in fig.axes[0].texts]
+    assert "nan" not in " ".join(cells) and cells.count("0.40\n(no interval)") == 2
+    plt.close(fig)
