@@ -41,6 +41,8 @@ def _models():
     pan_b = simulate_panel(rng=3, **small)
     pan_o = simulate_panel("ordered_beta", rng=4, **small)
     pan_h = simulate_panel("ordered_beta", level="conversation", rng=5, **small)
+    single = simulate_panel(rng=6, n_predictors=1, n_conversations=6, n_participants=1,
+                            n_topics=1, groups=("none",), diagnosis_effect=())  # fmt: skip
     items = _with_items(pan_b, rng)
     two_tasks = pd.concat([pan_b.data.assign(task="om"), pan_b.data.assign(task="human")])
     out = []
@@ -77,8 +79,24 @@ def _models():
         # every scale's prior family flipped from its default (gamma <-> half-normal)
         ("scale families flipped", H.binomial_model(items, pan_b.design, outcome="x",
                                                     structure=_flipped())),
+        # every prior scale away from its default, each to its own value (a prior read from
+        # the wrong key would show), on models with every block: tasks and items, ordered beta
+        ("priors changed", H.binomial_model(
+            pd.concat([items.assign(task="om"), items.assign(task="human")]), pan_b.design,
+            outcome="x", structure=_all_priors_changed())),
+        ("priors changed ordered beta", H.emotion_model(pan_o.data, pan_o.design,
+                                                        structure=_all_priors_changed())),
+        # single levels: one predictor, participant, topic and group (no interaction, no
+        # topic or diagnosis term)
+        ("single levels", H.behaviour_model(single.data, single.design)),
     ]  # fmt: skip
     return out
+
+
+def _all_priors_changed():
+    from attunestats.hierarchical.spec import PRIORS
+
+    return H.ModelSpec(priors={k: 0.37 + 0.11 * i for i, k in enumerate(sorted(PRIORS))})
 
 
 def _flipped():
