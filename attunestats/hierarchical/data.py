@@ -329,6 +329,9 @@ def binomial_model(
     df = counts.copy()
     if "task" not in df.columns:
         df["task"] = "all"
+    summed = "item" in df.columns and not spec.has("item")  # items summed within a turn
+    if summed:
+        df["_item_given"] = df["item"]
     if "item" not in df.columns or not spec.has("item"):
         df["item"] = "all"
     _check_ids(df, "counts", ("predictor", "conversation_id", "task", "item"))
@@ -354,7 +357,8 @@ def binomial_model(
     preds = _select_predictors(df, predictors)
     df = df[df["predictor"].isin(preds)]
     keys = ["predictor", "conversation_id", "task", "item", "turn"]
-    if "item" in counts.columns and not spec.has("item"):  # items summed within a turn
+    if summed:  # one row per item before the sum, as with the item term
+        _duplicates(df.assign(item=df["_item_given"]), keys, "counts")
         df = (
             df.groupby(keys, sort=False, observed=True)[["successes", "trials"]].sum().reset_index()
         )

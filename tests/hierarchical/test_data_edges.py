@@ -117,3 +117,19 @@ def test_compile_key_tells_apart_models_whose_terms_depend_on_the_data():
     assert short.has_predictor_conversation and not single.has_predictor_conversation
     assert single.structure_key()[:4] == short.structure_key()[:4]
     assert single.structure_key() != short.structure_key()
+
+
+@pytest.mark.parametrize("structure", ["default", "default - item"])
+def test_a_repeated_item_row_is_an_error_whether_or_not_items_are_modelled(structure):
+    """Without the item term the items of a turn are summed; a row repeated for the same item
+    used to be summed with them (its trials counted twice) instead of being refused as it is
+    with the term."""
+    counts = pd.concat(
+        [
+            _counts().assign(item="q1"),
+            _counts().assign(item="q2"),
+            _counts().iloc[:1].assign(item="q1"),
+        ]
+    )
+    with pytest.raises(ValueError, match="more than one row"):
+        H.behaviour_model(counts, _design(), structure=structure)
