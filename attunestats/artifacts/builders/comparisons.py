@@ -46,9 +46,34 @@ def paired_differences_composite(ctx: ArtefactContext) -> Built:
     return ctx.built(ctx.figure("03_paired_differences_composite", fig))
 
 
+def _with_settings(frame: pd.DataFrame, *, method: str, estimand: str) -> pd.DataFrame:
+    """``frame`` with ``method`` and ``estimand`` columns (the LaTeX states them once in the
+    caption), which the rank and discrimination tables of ``compare_models`` lack."""
+    return frame.assign(method=method, estimand=estimand)
+
+
+def ranks_table(ctx: ArtefactContext) -> pd.DataFrame:
+    """The rank table with the method (pair differences, rank sets) and the estimand."""
+    cmp = comparison(ctx)
+    method = (f"{cmp.method}; rank confidence sets from max-|t| intervals of the pair "
+              "differences (marginal: the pairs of each predictor; simultaneous: all pairs; "
+              "Mogstad, Romano, Shaikh and Wilhelm 2024)")  # fmt: skip
+    return _with_settings(cmp.ranks, method=method, estimand=cmp.estimand)
+
+
+def discrimination_table(ctx: ArtefactContext) -> pd.DataFrame:
+    """The discrimination table with the method (noncentral-F interval on the participant
+    noise df) and the estimand."""
+    cmp = comparison(ctx)
+    method = (f"D = between-predictor variance / noise variance - 1 from {cmp.method}; "
+              "noncentral-F interval (noise df: participants - 1); distinguishable pairs: "
+              f"adjusted p < {1 - cmp.confidence_level:g} ({cmp.correction})")  # fmt: skip
+    return _with_settings(cmp.discrimination, method=method, estimand=cmp.estimand)
+
+
 def rank_intervals(ctx: ArtefactContext) -> Built:
     caption = "Ranks with 95% marginal and simultaneous rank confidence sets"
-    return ctx.built(ctx.table("03_rank_intervals", comparison(ctx).ranks, caption))
+    return ctx.built(ctx.table("03_rank_intervals", ranks_table(ctx), caption))
 
 
 def rank_intervals_composite(ctx: ArtefactContext) -> Built:
@@ -58,7 +83,7 @@ def rank_intervals_composite(ctx: ArtefactContext) -> Built:
 
 
 def discrimination(ctx: ArtefactContext) -> Built:
-    disc = comparison(ctx).discrimination.sort_values("discrimination", ascending=False)
+    disc = discrimination_table(ctx).sort_values("discrimination", ascending=False)
     caption = ("Discrimination per metric: D with noncentral-F interval, share of "
                "distinguishable pairs")  # fmt: skip
     fig = figures.discrimination_plot(_main_discrimination(ctx), simulated=ctx.simulated)

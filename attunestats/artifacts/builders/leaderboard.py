@@ -105,7 +105,14 @@ def _wide_digits(wide: pd.DataFrame) -> dict[str, int]:
 
 def predictor_summary_official(ctx: ArtefactContext) -> Built:
     caption = "Predictor-level values as the official scorer aggregates them (means, SE)"
-    return ctx.built(ctx.table("02_predictor_summary_official", ctx.scores.predictor, caption))
+    # its SE is not the leaderboard's (population of participants): say which it is
+    table = ctx.scores.predictor.assign(
+        method="the official scorer's aggregation: mean over conversations, SE = SD / sqrt(n) "
+        "(NaN for pooled metrics and composite_z)",
+        estimand="these conversations, treated as independent (no participant clustering; "
+        "the leaderboard's intervals are for the population of participants)",
+    )
+    return ctx.built(ctx.table("02_predictor_summary_official", table, caption))
 
 
 def composite_distributions(ctx: ArtefactContext) -> Built:
