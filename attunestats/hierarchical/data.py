@@ -85,24 +85,16 @@ def _check_design(design: Any) -> pd.DataFrame:
 
 
 def _check_ids(df: pd.DataFrame, name: str, columns: Sequence[str]) -> None:
-    """Identifier columns must have no missing values (pandas keeps them missing through
-    ``astype("str")``, and group sums drop them)."""
-    for col in columns:
-        if col in df.columns:
-            miss = df[col].isna()
-            if miss.any():
-                raise ValueError(
-                    f"{name}.{col} is missing in {int(miss.sum())} row(s) (first at index "
-                    f"{df.index[miss.to_numpy()][0]!r})"
-                )
+    """No missing identifiers (``astype("str")`` keeps them missing; group sums drop them)."""
+    for col in (c for c in columns if c in df.columns):
+        if (miss := df[col].isna()).any():
+            raise ValueError(f"{name}.{col} is missing in {int(miss.sum())} row(s)")
 
 
 def _numbers(values: pd.Series, name: str) -> pd.Series:
-    """``values`` as floats; missing values stay NaN, anything else that is not a number is an
-    error naming it."""
+    """Floats; missing values stay NaN, any other value that is not a number is an error."""
     v = pd.to_numeric(values, errors="coerce")
-    wrong = v.isna() & values.notna()
-    if wrong.any():
+    if (wrong := v.isna() & values.notna()).any():
         raise ValueError(f"{name} must be numbers; got {values[wrong].tolist()[:5]}")
     return v.astype(float)
 
