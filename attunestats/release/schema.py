@@ -510,13 +510,26 @@ class Metadata(_Open):
     turnCount: Annotated[int, Field(ge=0)] | None = None
 
 
+def _one_of(kind: str, message: str, *members: cs.CoreSchema) -> Any:
+    """A nullable union whose wrong value is one error at the field's path (pydantic would name
+    each member, ``$.age.str``, ``$.age.int``, ..., paths that are no keys of the file)."""
+    union = cs.union_schema(list(members), custom_error_type=kind, custom_error_message=message)
+    return _t(cs.nullable_schema(union))
+
+
+ParticipantId = _one_of("participant_id_type", "expected a string, an integer or null",
+                        cs.str_schema(strict=True), cs.int_schema(strict=True))  # fmt: skip
+Age = _one_of("age_type", "expected a string, a number or null", cs.str_schema(strict=True),
+              cs.int_schema(strict=True), cs.float_schema(strict=True))  # fmt: skip
+
+
 class ParticipantProfile(_Open):
     """``participant_profile``: who the participant is; free extra keys."""
 
     schema_version: Text = None
-    participant_id: str | int | None = None
+    participant_id: ParticipantId = None
     responses: dict[str, Any] | None = None
-    age: str | int | float | None = None
+    age: Age = None
     traits: list[str] | None = None
     goals: list[str] | None = None
     extra: dict[str, Any] | None = None
