@@ -314,6 +314,9 @@ def build(
             for artefact in artefacts:  # stale files of the rebuilt artefacts go
                 for rel in artefact.outputs:
                     (tmp / rel).unlink(missing_ok=True)
+                # and so does the executed notebook of their story: it shows the old numbers
+                # (executed again below with --notebooks)
+                (tmp / "notebooks" / f"{artefact.notebook}.ipynb").unlink(missing_ok=True)
         outputs: dict[str, Any] = dict(old["outputs"]) if old else {}
         skipped: dict[str, str] = dict(old.get("skipped", {})) if old else {}
         for artefact in artefacts:
@@ -361,8 +364,12 @@ def build(
             shutil.rmtree(tmp / name, ignore_errors=True)
         (tmp / "README.md").write_text(OUTPUT_README, encoding="utf-8")
         (tmp / BUILD_LOG).write_text(_build_log(timings, fit_times), encoding="utf-8")
-        manifest = _manifest(ctx, tmp, artefacts, outputs, skipped, executed, only)
-        manifest["notebooks_stopped"] = stopped
+        # the executed notebooks the output holds: this build's and those kept from the last
+        present = sorted(p.stem for p in (tmp / "notebooks").glob("*.ipynb"))
+        kept_stops = {k: v for k, v in (old or {}).get("notebooks_stopped", {}).items()
+                      if k in present and k not in executed}  # fmt: skip
+        manifest = _manifest(ctx, tmp, artefacts, outputs, skipped, present, only)
+        manifest["notebooks_stopped"] = {**kept_stops, **stopped}
         (tmp / "MANIFEST.json").write_text(
             json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8"
         )
@@ -377,7 +384,7 @@ def build(
 
 
 def _manifest(ctx: BuildContext, tmp: Path, artefacts: Sequence[Artefact],
-              outputs: dict[str, Any], skipped: dict[str, str], executed: list[str],
+              outputs: dict[str, Any], skipped: dict[str, str], notebooks: list[str],
               only: Sequence[str] | None) -> dict[str, Any]:  # fmt: skip
     # not the manifest itself: an --only rebuild copies the previous one into tmp first
     files = {
@@ -408,7 +415,7 @@ def _manifest(ctx: BuildContext, tmp: Path, artefacts: Sequence[Artefact],
         "consistent": len({(m, s) for m, s, _ in agree}) <= 1 and len(releases) <= 1,
         "versions": _versions(),
         "build_log": BUILD_LOG,
-        "notebooks": sorted(executed),
+        "notebooks": sorted(notebooks),  # the executed notebooks in notebooks/
         "artefacts": files,
         "outputs": outputs,
         "skipped": skipped,
