@@ -32,10 +32,22 @@ from attunestats.hierarchical.fit import FitResult
 from attunestats.hierarchical.summaries import FAILED
 
 
+def _check_fit(fit: Any, name: str = "fit") -> None:
+    if not isinstance(fit, FitResult):
+        raise TypeError(
+            f"{name} must be a FitResult (from hierarchical.fit); got {type(fit).__name__}"
+        )
+
+
+def _check_draws(n_draws: Any, low: int) -> None:
+    if isinstance(n_draws, bool) or not isinstance(n_draws, int | np.integer) or n_draws < low:
+        raise ValueError(f"n_draws must be an integer >= {low}; got {n_draws!r}")
+
+
 def _thin(fit: FitResult, n_draws: int) -> tuple[dict[str, np.ndarray], int, int]:
     """Posterior variables at evenly spaced draws of every chain: (chains * kept, ...)."""
-    if isinstance(n_draws, bool) or not isinstance(n_draws, int | np.integer) or n_draws < 4:
-        raise ValueError(f"n_draws must be an integer >= 4; got {n_draws!r}")
+    _check_fit(fit)
+    _check_draws(n_draws, 4)
     post = fit.idata["posterior"]
     n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
     keep = max(1, min(n_draw, int(n_draws) // n_chain))
@@ -72,6 +84,7 @@ def loo(fit: FitResult, *, n_draws: int = 1000) -> Any:
     loops over cells in Python: 6.6-7.6 s per fit of the paper-sized behaviour model)."""
     from attunestats.hierarchical._psis import loo as psis_loo
 
+    _check_fit(fit)
     model = fit.model
     label = f"{model.outcome} ({' + '.join(model.spec.terms)})"
     return psis_loo(log_likelihood(fit, n_draws=n_draws), var_name="y", label=label)
@@ -99,6 +112,10 @@ def compare_structures(fits: Mapping[str, FitResult], *, n_draws: int = 1000) ->
     """
     import arviz as az
 
+    if not isinstance(fits, Mapping):
+        raise TypeError(f"fits must be a mapping of structure label to FitResult; got {fits!r}")
+    for k, f in fits.items():
+        _check_fit(f, f"fits[{k!r}]")
     if len(fits) < 2:
         raise ValueError(f"fits must hold at least two structures; got {list(fits)}")
     cells = {k: int(f.model.n_observations) for k, f in fits.items()}
@@ -183,6 +200,7 @@ def predictive_data(fit: FitResult, *, n_draws: int = 200, rng: RNGLike = None) 
     """
     import xarray as xr
 
+    _check_draws(n_draws, 1)
     params, n_chain, n_keep = _thin(fit, max(n_draws, 4))
     m = fit.model
     rep = m.simulate_outcomes(params, check_rng(rng))

@@ -80,3 +80,21 @@ def test_ci_prob_may_be_a_numpy_number_and_labels_the_interval():
     for bad in (np.float64(1.0), 0, True, "0.9"):
         with pytest.raises(ValueError, match="ci_prob must be in"):
             S.parameter_summary(f, ci_prob=bad)
+
+
+def test_check_functions_name_a_bad_argument():
+    """Wrong types used to fail deep inside ('list' object has no attribute 'items', 'str'
+    object has no attribute 'model', '>' not supported between int and str)."""
+    pan = simulate_panel(rng=2, **SMALL)
+    f = handmade_fit(H.behaviour_model(pan.data, pan.design))
+    with pytest.raises(TypeError, match="fits must be a mapping"):
+        H.compare_structures([f, f])
+    with pytest.raises(TypeError, match=r"fits\['b'\] must be a FitResult.*; got str"):
+        H.compare_structures({"a": f, "b": "x"})
+    for fn in (H.loo, H.log_likelihood, H.predictive_data):
+        with pytest.raises(TypeError, match="fit must be a FitResult.*; got str"):
+            fn("x")
+    with pytest.raises(ValueError, match="n_draws must be an integer"):
+        H.predictive_data(f, n_draws="x")
+    with pytest.raises(ValueError, match="n_draws must be an integer"):
+        H.predictive_data(f, n_draws=True)
