@@ -146,7 +146,10 @@ def ppc_plot(ppc: pd.DataFrame, *, simulated: bool, names: dict[str, str] | None
             ax.set_yticks(y, labels, fontsize=5)
             ax.axvline(0, color="0.4", linewidth=0.6, linestyle="--")
             ax.set_title(names.get(out, out), fontsize=7)
-            ax.set_xlabel("observed, in replicated sd", fontsize=6)
+            level = (f"{float(sub['ci_prob'].iloc[0]):.0%}" if "ci_prob" in sub.columns
+                     and sub["ci_prob"].nunique() == 1 else "the table's")  # fmt: skip
+            ax.set_xlabel(f"observed, in replicated sd\n(grey: {level} replicated range)",
+                          fontsize=6)  # fmt: skip
             ax.grid(axis="y", visible=False)
         fig.tight_layout()
         stamp_failed(fig, failed_outcomes(ppc))
@@ -172,7 +175,8 @@ def loo_plot(
             ax.set_yticks(y, sub["structure"].astype(str).tolist(), fontsize=5)
             ax.axvline(0, color="0.4", linewidth=0.6, linestyle="--")
             ax.set_title(names.get(out, out), fontsize=7)
-            ax.set_xlabel("elpd difference from best (LOO)", fontsize=6)
+            ax.set_xlabel("elpd difference from best (LOO)\nbars: +-1 SE of the difference",
+                          fontsize=6)  # fmt: skip
             ax.grid(axis="y", visible=False)
         fig.tight_layout()
         stamp_failed(fig, failed_outcomes(compare))

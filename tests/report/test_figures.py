@@ -163,3 +163,23 @@ def test_a_missing_interval_is_said_not_dropped_silently():
     cells = [t.get_text() for t in fig.axes[0].texts]
     assert "nan" not in " ".join(cells) and cells.count("0.40\n(no interval)") == 2
     plt.close(fig)
+
+
+def test_model_check_figures_say_what_their_bars_are():
+    """Hand-built PPC (an 80% replicated range) and LOO tables: the PPC's grey bars are the
+    replicated range at the table's ci_prob and the LOO bars one SE of the elpd difference (not
+    an interval at some level): each x label says which."""
+    from attunestats.report import hierarchical as H
+
+    ppc = pd.DataFrame({"outcome": "y", "statistic": ["mean", "sd"], "group": "all",
+                        "observed": [0.5, 0.2], "replicated_mean": [0.5, 0.25],
+                        "replicated_sd": [0.05, 0.02], "ci_low": [0.44, 0.22],
+                        "ci_high": [0.56, 0.28], "ci_prob": 0.8, "diagnostics": "passed"})  # fmt: skip
+    fig = H.ppc_plot(ppc, simulated=False)
+    assert "80% replicated range" in fig.axes[0].get_xlabel()
+    plt.close(fig)
+    loo = pd.DataFrame({"outcome": "y", "structure": ["default", "legacy"],
+                        "elpd_diff": [0.0, -3.0], "dse": [0.0, 1.5], "diagnostics": "passed"})  # fmt: skip
+    fig = H.loo_plot(loo, simulated=False)
+    assert "1 SE" in fig.axes[0].get_xlabel()
+    plt.close(fig)
