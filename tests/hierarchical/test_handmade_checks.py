@@ -98,3 +98,75 @@ def test_check_functions_name_a_bad_argument():
         H.predictive_data(f, n_draws="x")
     with pytest.raises(ValueError, match="n_draws must be an integer"):
         H.predictive_data(f, n_draws=True)
+
+
+def test_ordered_beta_pointwise_log_likelihood_is_scipys():
+    """The log-likelihood PSIS-LOO reads (ordered beta): log P(y = 0) = log(1 - L(eta - k1)),
+    log P(y = 1) = log L(eta - k2), interior log(L(eta - k1) - L(eta - k2)) + scipy's beta
+    log-density with mean L(eta) and precision phi."""
+    import numpy as np
+    from scipy import special, stats
+
+    from attunestats.hierarchical.summaries import posterior_parameters
+
+    pan = simulate_panel("ordered_beta", rng=6, **SMALL)
+    m = H.emotion_model(pan.data, pan.design)
+    p = posterior_parameters(handmade_fit(m, draws=5))
+    c = m.cells()
+    assert (c["value"] == 0).any() and (c["value"] == 1).any()
+    e = m.linear_predictor(p)[:, c["m"], c["r"]]
+    k1, k2, phi = p["cutpoints"][:, :1], p["cutpoints"][:, 1:], p["precision"][:, None]
+    y = np.broadcast_to(c["value"][None], e.shape)
+    mu = special.expit(e)
+    mid = np.log(special.expit(e - k1) - special.expit(e - k2))
+    mid = mid + stats.beta.logpdf(y, mu * phi, (1 - mu) * phi)
+    want = np.where(
+        y == 0,
+        np.log1p(-special.expit(e - k1)),
+        np.where(y == 1, np.log(special.expit(e - k2)), mid),
+    )
+    np.testing.assert_allclose(m.log_likelihood(p), want, rtol=1e-9, atol=1e-12)
+
+
+def test_ordered_beta_adjusted_means_are_expected_scores():
+    """predictor_effects' adjusted mean of an ordered-beta model is the expected score
+    E[y] = P(y = 1) + P(0 < y < 1) L(eta) of an average participant, topic and conversation at
+    mid-conversation, averaged over groups by their conversations (by hand from the draws)."""
+    import numpy as np
+    from scipy import special
+
+    from attunestats.hierarchical import summaries as S
+
+    pan = simulate_panel("ordered_beta", rng=6, **SMALL)
+    m = H.emotion_model(pan.data, pan.design)
+    f = handmade_fit(m)
+    post = f.idata["posterior"]
+    k = post["cutpoints"].values.reshape(-1, 2)
+    w = np.bincount(m.group_of_conversation, minlength=len(m.diagnosis_groups))
+    w = w / w.sum()
+    pe = S.predictor_effects(f).set_index("predictor")
+    for pred in m.predictors:
+        eta0 = (
+            post["intercept"]
+            + post["predictor_effect"].sel(predictor=pred)
+            + 0.5 * post["turn_slope"].sel(predictor=pred)
+        ).values.ravel()
+        score = 0.0
+        for j, g in enumerate(m.diagnosis_groups):
+            eta = eta0
+            if j:
+                eta = (
+                    eta0
+                    + (
+                        post["diagnosis_effect"].sel(diagnosis=g)
+                        + post["diagnosis_interaction"].sel(predictor=pred, diagnosis=g)
+                    ).values.ravel()
+                )
+            p1 = special.expit(eta - k[:, 1])
+            pmid = special.expit(eta - k[:, 0]) - p1
+            score = score + w[j] * (p1 + pmid * special.expit(eta))
+        assert pe.loc[pred, "adjusted_mean"] == pytest.approx(score.mean())
+        lo, hi = np.quantile(score, [0.03, 0.97])
+        assert pe.loc[pred, ["adjusted_ci_low", "adjusted_ci_high"]].tolist() == pytest.approx(
+            [lo, hi]
+        )
