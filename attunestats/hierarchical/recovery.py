@@ -204,12 +204,21 @@ def true_quantities(model: HierarchicalModel, truth: LatentTruth) -> pd.DataFram
     if not isinstance(truth, LatentTruth):
         raise TypeError(f"truth must be a LatentTruth; got {type(truth).__name__}")
     M, T, G = list(model.predictors), list(model.topics), list(model.diagnosis_groups)
-    for name, have, need in (
+    needs = [
         ("theta", truth.theta.index, M),
         ("v", truth.v.index, T),
         ("u", truth.u.index, model.participants),
         ("delta", truth.delta.index, G),
-    ):
+        ("gamma", truth.gamma.index, M),
+        ("gamma", truth.gamma.columns, G),
+        ("topic_interaction", truth.topic_interaction.index, M),
+        ("topic_interaction", truth.topic_interaction.columns, T),
+    ]
+    if model.turn_slope:
+        needs.append(("beta", truth.beta.index, M))
+    if model.has_tasks:
+        needs.append(("task_offset", truth.task_offset.index, model.tasks))
+    for name, have, need in needs:
         missing = [x for x in need if x not in have]
         if missing:
             raise ValueError(f"truth.{name} lacks the level(s) {missing[:5]} of the model")

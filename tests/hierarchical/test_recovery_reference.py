@@ -47,3 +47,24 @@ def test_true_predictor_effects_are_those_of_the_reference_group(reference):
             + t.gamma.loc[preds, g].to_numpy()
         )
         np.testing.assert_allclose(in_g, want - want.mean(), atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("change", "name"),
+    [
+        (lambda t: {"gamma": t.gamma.drop(columns="asd_adhd")}, "gamma"),
+        (lambda t: {"gamma": t.gamma.iloc[1:]}, "gamma"),
+        (lambda t: {"topic_interaction": t.topic_interaction.iloc[:, 1:]}, "topic_interaction"),
+        (lambda t: {"beta": t.beta.iloc[1:]}, "beta"),
+    ],
+)
+def test_truth_lacking_levels_is_an_error_not_nan(change, name):
+    """A truth without some level of the model gave NaN true values, which a coverage study
+    counts as misses; like theta, v, u and delta, the other tables must cover the model."""
+    from dataclasses import replace
+
+    pan = simulate_panel(rng=3)
+    m = H.behaviour_model(pan.data, pan.design)
+    assert not true_quantities(m, pan.truth)["truth"].isna().any()
+    with pytest.raises(ValueError, match=rf"truth\.{name} lacks"):
+        true_quantities(m, replace(pan.truth, **change(pan.truth)))
