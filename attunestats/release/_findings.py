@@ -46,6 +46,9 @@ _EVENT_WARNINGS = {
     "judge_score_null": (
         "judge_score_null", "judge score given as null or blank: the turn's draft judge score is "
         "the mean of the other judge scores given (the turn is not scored if none is)"),
+    "mode_defaulted": (
+        "mode_defaulted", "no mode in the run file and none for its predictor in release.json: "
+        "read as mode 'default' (runs of another mode would be scored as default runs)"),
     "duplicate_question": (
         "duplicate_question", "questionId {orig} repeats in this turn; the last one is kept (as "
         "the official dict does)"),

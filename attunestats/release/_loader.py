@@ -166,6 +166,7 @@ class _Loader:
             [c for c in g["runs"] if c not in ("predictor", "mode", "conversation_id")]
         )
         self.run_keys: list[tuple[str, str, str]] = []
+        self.mode_guessed = False  # set by run_mode for the run being read
         self.pp_run: list[int] = []
         self.pp_item: list[str] = []
         self.pp_value: list[float] = []
@@ -629,6 +630,17 @@ class _Loader:
         flat = np.repeat(starts[perm] - new_starts, new_sizes) + np.arange(int(sizes.sum()))
         self.pb_qid, self.pb_value = take(self.pb_qid, flat), take(self.pb_value, flat)
 
+    def run_mode(self, doc: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
+        """The mode of a run: its ``mode``, else its predictor's in ``release.json``, else
+        ``"default"`` (then :meth:`run` records ``mode_defaulted``, a warning)."""
+        self.mode_guessed = False
+        if isinstance(doc.get("mode"), str) and doc["mode"]:
+            return doc["mode"]
+        if isinstance(spec.get("mode"), str):
+            return spec["mode"]
+        self.mode_guessed = True
+        return "default"
+
     def run(self, run_idx: int, file: str, doc: dict[str, Any], cid: str) -> None:
         self.file = file
         gt = self.gt[cid]
@@ -636,6 +648,8 @@ class _Loader:
         stamp = self.text(doc, "run_timestamp", "$")
         api_cost = self.number(doc, "api_cost", "$")
         duration = self.number(doc, "duration_seconds", "$")
+        if self.mode_guessed:  # neither the file nor release.json gives the mode
+            self.event("$.mode", "mode_defaulted", doc.get("mode"), self.run_keys[run_idx][1])
 
         if doc.get("turns") is None:
             self.problem("$.turns", _missing(doc, "turns"))

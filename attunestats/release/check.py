@@ -20,7 +20,7 @@ Warnings: ``unknown_key`` (with the closest known key), ``unknown_emotion``,
 ``turn_count_mismatch``, ``turn_not_in_run``, ``skipped_file``, ``encoding``,
 ``participant_anonymous``, ``participant_conflict``, ``subset_id_missing``, ``run_missing``,
 ``unknown_comparison``, ``info_default``, ``panas_items_missing``, ``panas_total_partial``,
-``duplicate_emotion``, ``judge_score_null``, ``ignored_entry``.
+``duplicate_emotion``, ``judge_score_null``, ``ignored_entry``, ``mode_defaulted``.
 """
 
 from __future__ import annotations
@@ -90,6 +90,7 @@ RULE_TITLES: dict[str, str] = {
     "duplicate_emotion": "emotion labels tagged more than once in one turn",
     "judge_score_null": "draft judge scores given as null or blank (left out of the turn's mean)",
     "ignored_entry": "entries of the release directory that are not read",
+    "mode_defaulted": "run files without a mode read as mode 'default' (none in release.json)",
 }
 WARNING_RULES = frozenset(list(RULE_TITLES)[list(RULE_TITLES).index("missing_expected") :])
 ERROR_RULES = frozenset(RULE_TITLES) - WARNING_RULES

@@ -49,7 +49,8 @@ the scorer reads (read as null or empty); emotion labels outside the PANAS vocab
 the spec 4 convention); question ids, survey options, modes and PANAS strategies outside spec 1.5;
 values that are no spelling of spec 1.4 (read as null); numbers clamped by the spec 1.4 rules
 (intensities, PANAS totals, four-branch scores); ``metadata.turnCount`` differing from the turns;
-ground-truth turns a run lacks; repeated question ids in a turn (the last kept); conversations
+ground-truth turns a run lacks; run files without a mode (read as ``"default"`` when
+``release.json`` gives none either); repeated question ids in a turn (the last kept); conversations
 without a participant id; participants whose profile differs between conversations; subset ids
 without a file; skipped files; byte order marks and UTF-16/32 files (read correctly).
 
@@ -411,9 +412,7 @@ def _build(
                     where, f"prediction for a conversation the ground truth lacks{hint}", cid
                 )
             continue
-        spec = _predictor_spec(info, predictor)
-        default_mode = spec.get("mode") if isinstance(spec.get("mode"), str) else "default"
-        mode = doc.get("mode") if isinstance(doc.get("mode"), str) and doc["mode"] else default_mode
+        mode = ld.run_mode(doc, _predictor_spec(info, predictor))  # file, release.json, default
         key = (predictor, mode, cid)
         if key in seen_keys:
             ld.problem("$", f"duplicate run for predictor {predictor!r}, mode {mode!r}, conversation {cid!r} (also in {seen_keys[key]})")  # fmt: skip
