@@ -85,31 +85,38 @@ class ContrastFamily:
 
 
 def participant_family(inference: Any, weights: np.ndarray) -> ContrastFamily:
-    """Contrasts ``weights.T @ estimate`` of a ScoreInference (weights: (L, K))."""
-    from attunestats.inference.participants import _nan_matmul
+    """Contrasts ``weights.T @ estimate`` of a ScoreInference (weights: (L, K)).
+
+    The deviations carry each contrast's own jackknife / CR2 factors over the participants in
+    its sample (:func:`~attunestats.inference.participants.participants_with_data`), so that
+    ``sum((deviations * scale)**2)`` is the contrast's variance.
+    """
+    from attunestats.inference.participants import _cr2_adjust, participants_with_data
 
     res = inference.contrast(weights)
     design = inference.design
+    infl = _nan_matmul(inference.influence, weights)
+    present = participants_with_data(infl, design.participant, design.n_participants)
     if inference.method == "jackknife":
         reps = _nan_matmul(inference.replicates, weights)
         strat = design.stratum_of_participant
-        sizes = design.stratum_sizes().astype(float)
-        dev = np.empty_like(reps)
-        for h in range(len(sizes)):
-            rows = strat == h
-            dev[rows] = reps[rows] - reps[rows].mean(axis=0)
-        scale = np.sqrt((sizes[strat] - 1.0) / sizes[strat])
+        dev = np.zeros_like(reps)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for h in range(len(design.strata_ids)):
+                rows, m = strat == h, present[strat == h]
+                n = m.sum(axis=0).astype(float)
+                mean = np.where(m, reps[rows], 0.0).sum(axis=0) / n
+                dev[rows] = np.where(m, (reps[rows] - mean) * np.sqrt((n - 1.0) / n), 0.0)
     else:
-        infl = _nan_matmul(inference.influence, weights)
         n_part = design.n_participants
-        counts = np.bincount(design.participant, minlength=n_part).astype(float)
         dev = np.zeros((n_part, infl.shape[1]))
         np.add.at(dev, design.participant, infl)
-        scale = 1.0 / np.sqrt(1.0 - counts / design.n_conversations)
+        counts = np.bincount(design.participant, minlength=n_part).astype(float)
+        dev = dev * np.sqrt(_cr2_adjust(counts, present, infl.shape[1]))
     return ContrastFamily(
         estimate=res["estimate"], standard_error=res["standard_error"], df=res["df"],
         pvalue=res["pvalue"], source="participants", n_units=design.n_participants,
-        unit="participants", deviations=dev, scale=scale,
+        unit="participants", deviations=dev, scale=np.ones(dev.shape[0]),
     )  # fmt: skip
 
 

@@ -39,7 +39,9 @@ random-intercept model with the statistic's estimated intraclass correlation (Im
 2016; :func:`working_df`). With equal numbers of conversations per participant this is ``P - 1``
 whatever the correlation; unequal numbers give fewer (4.5-7.5 for the paired differences of the
 bundled simulated release's 11 participants), which widens the intervals where a few
-participants carry most conversations.
+participants carry most conversations. A participant with no value for a statistic (a metric
+missing on all their conversations, a predictor that did not answer them) is not in its sample:
+variance and df run over the participants that have data (:func:`participants_with_data`).
 
 With ``strata`` (e.g. ``"diagnosis_group"``), participants are resampled within strata (JKn:
 the remaining participants of a stratum are reweighted by ``P_h / (P_h - 1)``), the variance is
@@ -216,32 +218,42 @@ class ParticipantDesign:
 # variance kernels
 # --------------------------------------------------------------------------------------------
 def jackknife_variance(
-    replicates: np.ndarray, stratum: np.ndarray, n_strata: int
+    replicates: np.ndarray, stratum: np.ndarray, n_strata: int, present: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Stratified jackknife variance and Satterthwaite df of each column of ``replicates``.
 
     ``v = sum_h (P_h - 1) / P_h sum_{p in h} (r_p - mean_h r)^2``;
     ``df = v^2 / sum_h v_h^2 / (P_h - 1)`` (``P - 1`` without strata). NaN replicates make the
-    column's variance NaN.
+    column's variance NaN. ``present`` (P, L) marks the participants in each column's sample
+    (:func:`participants_with_data`; default all): the sums and ``P_h`` run over them only, a
+    stratum without one adds nothing, a stratum with one has no variance (NaN).
     """
     r = np.asarray(replicates, dtype=float)
-    sizes = np.bincount(stratum, minlength=n_strata).astype(float)
+    here = np.ones(r.shape, dtype=bool) if present is None else np.asarray(present, dtype=bool)
     components = np.zeros((n_strata, r.shape[1]))
-    for h in range(n_strata):
-        rows = r[stratum == h]
-        dev = rows - rows.mean(axis=0)
-        components[h] = (sizes[h] - 1.0) / sizes[h] * np.sum(dev * dev, axis=0)
-    variance = components.sum(axis=0)
+    sizes = np.zeros((n_strata, r.shape[1]))
     with np.errstate(invalid="ignore", divide="ignore"):
-        denom = np.sum(components**2 / (sizes[:, None] - 1.0), axis=0)
-        df = np.where(denom > 0, variance**2 / denom, np.sum(sizes - 1.0))
+        for h in range(n_strata):
+            rows, m = r[stratum == h], here[stratum == h]
+            n = m.sum(axis=0).astype(float)
+            dev = np.where(m, rows - np.where(m, rows, 0.0).sum(axis=0) / n, 0.0)
+            comp = (n - 1.0) / n * np.sum(dev * dev, axis=0)
+            components[h] = np.where(n == 0, 0.0, np.where(n == 1, np.nan, comp))
+            sizes[h] = n
+        variance = components.sum(axis=0)
+        used = sizes > 1
+        denom = np.sum(np.where(used, components**2 / (sizes - 1.0), 0.0), axis=0)
+        df = np.where(denom > 0, variance**2 / denom, np.sum(np.where(used, sizes - 1.0, 0.0), 0))
     if n_strata == 1:
-        df = np.full(r.shape[1], sizes[0] - 1.0)
+        df = sizes[0] - 1.0
     return variance, df
 
 
 def cr2_variance(
-    influence: np.ndarray, participant: np.ndarray, n_participants: int
+    influence: np.ndarray,
+    participant: np.ndarray,
+    n_participants: int,
+    present: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """CR2 variance and Bell-McCaffrey / Satterthwaite df of linearised statistics.
 
@@ -252,19 +264,46 @@ def cr2_variance(
     ``v = sum_p u_p^2 / (1 - n_p / C)``. Under the working model of independent homoscedastic
     conversations ``u ~ N(0, s2 Omega)`` with ``Omega = diag(n) - n n' / C``, so
     ``v = u' M u`` (``M = diag(1 / (1 - n_p / C))``) has Satterthwaite
-    ``df = tr(M Omega)^2 / tr((M Omega)^2)``; equal ``n_p`` give ``P - 1``.
+    ``df = tr(M Omega)^2 / tr((M Omega)^2)``; equal ``n_p`` give ``P - 1``. ``present``
+    (P, L) marks the participants in each column's sample (default all): ``C`` counts their
+    conversations only (the df returned is that of all participants).
     """
     infl = np.asarray(influence, dtype=float)
     n_conv = infl.shape[0]
     counts = np.bincount(participant, minlength=n_participants).astype(float)
     scores = np.zeros((n_participants, infl.shape[1]))
     np.add.at(scores, participant, infl)
-    adjust = 1.0 / (1.0 - counts / n_conv)
-    variance = np.sum(adjust[:, None] * scores**2, axis=0)
+    adjust = _cr2_adjust(counts, present, infl.shape[1])
+    with np.errstate(invalid="ignore"):
+        variance = np.sum(adjust * scores**2, axis=0)
     omega = np.diag(counts) - np.outer(counts, counts) / n_conv
-    m_omega = adjust[:, None] * omega
+    m_omega = (1.0 / (1.0 - counts / n_conv))[:, None] * omega  # all participants
     df = np.trace(m_omega) ** 2 / np.trace(m_omega @ m_omega)
     return variance, np.full(infl.shape[1], float(df))
+
+
+def _cr2_adjust(counts: np.ndarray, present: np.ndarray | None, n_columns: int) -> np.ndarray:
+    """CR2 factors ``1 / (1 - n_p / C)`` (P, L) over each column's participants (0 for others)."""
+    here = (np.ones((len(counts), n_columns), dtype=bool) if present is None
+            else np.asarray(present, dtype=bool))  # fmt: skip
+    n = np.where(here, counts[:, None], 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(here, 1.0 / (1.0 - n / n.sum(axis=0)), 0.0)
+
+
+def participants_with_data(influence: np.ndarray, participant: np.ndarray,
+                           n_participants: int) -> np.ndarray:  # fmt: skip
+    """(P, L): whether participant ``p`` is in statistic ``l``'s sample, i.e. some conversation of
+    ``p`` moves it (non-zero influence). A participant without a value for a statistic (a metric
+    missing on all their conversations, a predictor that did not answer them) is not: counting
+    them would give the t the df of participants the statistic never saw (a metric of 4 of 11
+    participants had 10 df and covered 0.91). A statistic no participant moves (undefined or
+    constant) keeps them all."""
+    moved = (np.nan_to_num(np.asarray(influence, dtype=float)) != 0).astype(float)
+    onehot = np.zeros((n_participants, moved.shape[0]))
+    onehot[participant, np.arange(moved.shape[0])] = 1.0
+    present = (onehot @ moved) > 0
+    return present | ~present.any(axis=0)
 
 
 def anova_icc(values: np.ndarray, participant: np.ndarray, n_participants: int) -> np.ndarray:
@@ -323,14 +362,31 @@ def working_df(counts: np.ndarray, icc: np.ndarray, *, kind: str) -> np.ndarray:
 
 
 def _df(
-    design: ParticipantDesign, influence: np.ndarray, df: np.ndarray, method: str
+    design: ParticipantDesign,
+    influence: np.ndarray,
+    df: np.ndarray,
+    method: str,
+    present: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Degrees of freedom: working-model Satterthwaite (unstratified) or strata Satterthwaite."""
+    """Degrees of freedom: working-model Satterthwaite (unstratified) over each statistic's
+    participants (``present``, default all), or strata Satterthwaite."""
     if design.strata is not None:
         return df
     counts = np.bincount(design.participant, minlength=design.n_participants)
-    icc = anova_icc(np.nan_to_num(influence), design.participant, design.n_participants)
-    return working_df(counts, icc, kind=method)
+    infl = np.nan_to_num(np.asarray(influence, dtype=float))
+    if present is None:
+        present = np.ones((design.n_participants, infl.shape[1]), dtype=bool)
+    out = np.full(infl.shape[1], np.nan)
+    patterns, which = np.unique(np.asarray(present, dtype=bool).T, axis=0, return_inverse=True)
+    for k, keep in enumerate(patterns):
+        cols = np.asarray(which).reshape(-1) == k
+        if keep.sum() < 2:
+            continue
+        rows = keep[design.participant]
+        codes = np.cumsum(keep)[design.participant[rows]] - 1  # kept participants: 0..P'-1
+        icc = anova_icc(infl[rows][:, cols], codes, int(keep.sum()))
+        out[cols] = working_df(counts[keep], icc, kind=method)
+    return out
 
 
 def influence_values(statistic: SumStatistic, *, step: float = 1e-6) -> np.ndarray:
@@ -492,14 +548,16 @@ class ScoreInference(ResultMixin):
         """Variance and df of the contrasts ``weights.T @ estimate``."""
         w = np.asarray(weights, dtype=float)
         infl = _nan_matmul(self.influence, w)
+        present = participants_with_data(infl, self.design.participant, self.n_participants)
         if self.method == "jackknife":
             reps = _nan_matmul(self.replicates, w)
             variance, df = jackknife_variance(
-                reps, self.design.stratum_of_participant, len(self.design.strata_ids)
+                reps, self.design.stratum_of_participant, len(self.design.strata_ids), present
             )
         else:
-            variance, df = cr2_variance(infl, self.design.participant, self.n_participants)
-        return variance, _df(self.design, infl, df, self.method)
+            variance, df = cr2_variance(infl, self.design.participant, self.n_participants,
+                                        present)  # fmt: skip
+        return variance, _df(self.design, infl, df, self.method, present)
 
     def covariance(self, index: Sequence[int]) -> np.ndarray:
         """Covariance matrix of the estimates at ``index`` (jackknife or CR2 cross-products)."""
@@ -599,14 +657,16 @@ def participant_inference(
     estimate = np.asarray(statistic.evaluate(np.ones((1, len(design))))[0], dtype=float)
     replicates = np.empty((0, 0))
     influence = np.ascontiguousarray(influence_values(statistic))
+    present = participants_with_data(influence, pdesign.participant, pdesign.n_participants)
     if method == "jackknife":
         replicates = np.ascontiguousarray(statistic.evaluate(pdesign.jackknife_weights()))
         variance, df = jackknife_variance(
-            replicates, pdesign.stratum_of_participant, len(pdesign.strata_ids)
+            replicates, pdesign.stratum_of_participant, len(pdesign.strata_ids), present
         )
     else:
-        variance, df = cr2_variance(influence, pdesign.participant, pdesign.n_participants)
-    df = _df(pdesign, influence, df, method)
+        variance, df = cr2_variance(influence, pdesign.participant, pdesign.n_participants,
+                                    present)  # fmt: skip
+    df = _df(pdesign, influence, df, method, present)
     se, low, high, _ = t_summary(estimate, variance, df, level)
     return ScoreInference(
         labels=statistic.labels.reset_index(drop=True),
