@@ -231,7 +231,8 @@ class ModelSpec:
                 raise ValueError(
                     f"ModelSpec.priors[{key!r}] must be a positive number; got {val!r}"
                 )
-            clean[key] = float(val)
+            if float(val) != PRIORS[key]:  # only real overrides, so equal specs compare equal
+                clean[key] = float(val)
         object.__setattr__(self, "priors", dict(sorted(clean.items())))
         if not isinstance(self.scale_priors, Mapping):
             raise TypeError(f"ModelSpec.scale_priors must be a mapping; got {self.scale_priors!r}")

@@ -108,3 +108,16 @@ def test_numpy_numbers_are_numbers():
     for bad in (True, np.bool_(True), "1", 0, -1.0, float("nan")):
         with pytest.raises(ValueError, match="must be a positive number"):
             ModelSpec(priors={"intercept_sd": bad})
+
+
+def test_a_prior_equal_to_its_default_is_no_override():
+    """As for scale families (test_kernel.test_spec_strings_and_errors): specs of the same
+    model compare equal and share a compile key, whether a default value is spelled out or
+    not."""
+    from attunestats.hierarchical.spec import PRIORS
+
+    spelled = ModelSpec(priors={"intercept_sd": PRIORS["intercept_sd"]})
+    assert spelled == ModelSpec() and hash(spelled) == hash(ModelSpec())
+    assert ModelSpec.parse(f"default; intercept_sd={PRIORS['intercept_sd']}") == ModelSpec()
+    assert str(spelled) == str(ModelSpec())
+    assert ModelSpec(priors={"intercept_sd": 2.0}) != ModelSpec()
