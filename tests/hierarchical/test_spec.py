@@ -121,3 +121,31 @@ def test_a_prior_equal_to_its_default_is_no_override():
     assert ModelSpec.parse(f"default; intercept_sd={PRIORS['intercept_sd']}") == ModelSpec()
     assert str(spelled) == str(ModelSpec())
     assert ModelSpec(priors={"intercept_sd": 2.0}) != ModelSpec()
+
+
+def _specs():
+    from hypothesis import strategies as st
+
+    from attunestats.hierarchical.spec import FAMILIES, PRIORS, SCALE_PRIORS, TERMS
+
+    values = st.floats(min_value=1e-300, max_value=1e300, allow_nan=False, allow_infinity=False)
+    return st.builds(
+        ModelSpec,
+        terms=st.lists(st.sampled_from(TERMS), unique=True).map(tuple),
+        priors=st.dictionaries(st.sampled_from(sorted(PRIORS)), values),
+        scale_priors=st.dictionaries(
+            st.sampled_from(list(SCALE_PRIORS)), st.sampled_from(FAMILIES)
+        ),
+    )
+
+
+def test_every_spec_round_trips_through_its_string():
+    from hypothesis import given, settings
+
+    @settings(max_examples=200, deadline=None)
+    @given(_specs())
+    def check(spec):
+        again = ModelSpec.parse(str(spec))
+        assert again == spec and str(again) == str(spec) and hash(again) == hash(spec)
+
+    check()
