@@ -2,7 +2,8 @@
 
 :func:`scan` lists the files to read and, as warnings, every entry it skips: hidden files, backup
 files, wrong extensions or names, symbolic links (never followed), FIFOs, sockets and devices
-(never opened), directories where files are expected, files outside a predictor directory.
+(never opened), directories where files are expected, files outside a predictor directory; a
+name that is not UTF-8 is an error (it could be no id, predictor or path of the tables).
 :func:`parse` decodes one file's bytes (UTF-8; a UTF-8 byte order mark and UTF-16/32 text are
 read correctly, with a warning; anything else is rejected with a clear error) and parses the JSON,
 reporting every key repeated inside one object (an error: JSON readers disagree on which value
@@ -50,11 +51,26 @@ def conversation_id_of_skipped(rel: str) -> str | None:
 
 
 def _warn(rel: str, message: str, rule: str = "skipped_file") -> Finding:
-    return Finding(rel, "", message, "", rule, "warning")
+    shown = rel.encode("utf-8", "backslashreplace").decode("utf-8")  # a name that is not UTF-8
+    return Finding(shown, "", message, "", rule, "warning")
+
+
+def _not_unicode(rel: str) -> Finding | None:
+    """An error if the name holds bytes that are not UTF-8 (``os.scandir`` keeps them as lone
+    surrogates: no id, predictor or table can hold them), shown escaped; else None."""
+    shown = rel.encode("utf-8", "backslashreplace").decode("utf-8")
+    if shown == rel:
+        return None
+    return Finding(shown, "", "the name is not valid UTF-8; rename it (it is not read)", "",
+                   "unreadable", "error")  # fmt: skip
 
 
 def _odd(entry: os.DirEntry[str], rel: str, *, want: str) -> Finding | None:
-    """A warning if ``entry`` is not a plain ``want`` ("file" or "dir"), else None."""
+    """A warning if ``entry`` is not a plain ``want`` ("file" or "dir"), or an error if its name
+    is not UTF-8; else None."""
+    bad_name = _not_unicode(rel)
+    if bad_name is not None:
+        return bad_name
     if entry.is_symlink():
         return _warn(rel, "symbolic link skipped (the reader does not follow links)")
     mode = entry.stat(follow_symlinks=False).st_mode
@@ -88,7 +104,8 @@ def _sorted_entries(folder: Path) -> list[os.DirEntry[str]]:
 
 
 def scan(root: Path, gt_dir: Path | None) -> tuple[list[Entry], list[str], list[Finding]]:
-    """Files to read, predictor directories, and a warning for every entry skipped."""
+    """Files to read, predictor directories, and a warning for every entry skipped (an error for
+    a name that is not UTF-8)."""
     found: list[Entry] = []
     skipped: list[Finding] = []
     info = root / "release.json"
@@ -145,6 +162,10 @@ def _scan_runs(folder: Path, rel: str, predictor: str, found: list[Entry],
         sub = f"{rel}/{entry.name}"
         if entry.name.startswith("."):
             skipped.append(_warn(sub, "hidden entry skipped"))
+            continue
+        bad_name = _not_unicode(sub)
+        if bad_name is not None:
+            skipped.append(bad_name)
             continue
         if entry.is_dir(follow_symlinks=False):
             _scan_runs(Path(entry.path), sub, predictor, found, skipped)

@@ -31,16 +31,16 @@ was expected, with a ``rule`` (its group) and a ``severity``.
 
 **Errors** (the release is refused: :class:`~attunestats.errors.ReleaseError`, whose ``report``
 holds the warnings too): unreadable files (not JSON, not UTF-8/16/32 text, unpaired UTF-16
-surrogates); a key twice in one JSON object; missing required fields (a ground-truth
-``conversationId`` when the file name gives none, ``turns``, ``turnNumber``, a tag's ``emotion``,
-a judgement's or comparison's ``questionId``, a comparison's two response labels, a run's
-``conversationId``/``source_file``); values of the wrong JSON type; values out of range without a
-clamping rule (PANAS items, judge scores, negative costs or durations, turn numbers); values
-outside a closed set (response labels, ``release.json`` ``format`` and ``kind``); duplicate turn
-numbers, conversation ids or (predictor, mode, conversation) keys; ids that disagree
-(``conversationId`` vs the file name, ``metadata.conversationId``, ``source_file``); a run for
-a conversation or a turn the ground truth lacks; a predictor with no run files (including one
-named only in ``release.json``); an empty release.
+surrogates, names that are not UTF-8); a key twice in one JSON object; missing required fields
+(a ground-truth ``conversationId`` when the file name gives none, ``turns``, ``turnNumber``, a
+tag's ``emotion``, a judgement's or comparison's ``questionId``, a comparison's two response
+labels, a run's ``conversationId``/``source_file``); values of the wrong JSON type; values out of
+range without a clamping rule (PANAS items, judge scores, negative costs or durations, turn
+numbers); values outside a closed set (response labels, ``release.json`` ``format`` and
+``kind``); duplicate turn numbers, conversation ids or (predictor, mode, conversation) keys; ids
+that disagree (``conversationId`` vs the file name, ``metadata.conversationId``,
+``source_file``); a run for a conversation or a turn the ground truth lacks; a predictor with no
+run files (including one named only in ``release.json``); an empty release.
 
 **Warnings** (the release loads; ``release.report.warnings``, one
 :class:`~attunestats.release.check.ReleaseWarning` summarises them; ``strict=True`` makes them
