@@ -11,6 +11,8 @@ below alpha" never disagree:
     ``max_j |T_j|`` are *simultaneous*: they cover every contrast of the family at once with
     probability ``1 - alpha``. It accounts for the correlation of the contrasts (all pairs of
     11 predictors share their participants), so it is less conservative than Bonferroni.
+    The joint law is drawn by Monte Carlo; as ``max_j |T_j| >= |T_k|``, the adjusted p-value is
+    never below the contrast's own t test on the family's df, nor the interval narrower.
 ``"bonferroni"``
     ``p * m``; intervals at level ``1 - alpha / m`` (simultaneous, conservative).
 ``"holm"`` (Holm 1979) and ``"bh"`` (Benjamini and Hochberg 1995)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -153,3 +154,20 @@ def test_adjust_pvalues_errors_name_the_argument_and_the_value():
         adjust_pvalues([0.2, 0.3], method="Holm")
     with pytest.raises(ValueError, match=r"pvalues must lie in \[0, 1\]; got \[1\.3\]"):
         adjust_pvalues([0.2, 1.3], method="holm")
+
+
+@pytest.mark.parametrize("dev", [np.eye(1), np.array([[1.0, -1.0, 1.0]])])
+def test_maxt_never_adjusts_below_the_unadjusted_test(dev):
+    # max_k |T_k| >= |T_j| for every j, so a max-|t| adjusted p-value is at least the
+    # unadjusted one and a simultaneous interval contains the marginal t interval. With one
+    # contrast (two predictors) or perfectly correlated ones (two participants) the Monte Carlo
+    # draws put the adjusted p-value below the raw one about half the time (0.0296 < 0.0300).
+    t = np.array([2.4, -2.4, 1.0])[: dev.shape[1]]
+    fam = replace(_family(np.eye(dev.shape[1]), 7.0, t=t), deviations=dev, scale=np.ones(1))
+    q = stats.t.ppf(0.975, 7.0)
+    for seed in range(20):
+        adj = adjust_family(fam, correction="maxt", confidence_level=0.95, n_draws=2000, rng=seed)
+        assert (adj.pvalue_adjusted >= fam.pvalue).all(), (seed, adj.pvalue_adjusted, fam.pvalue)
+        assert (adj.ci_low <= t - q).all() and (adj.ci_high >= t + q).all(), seed
+        excludes = (adj.ci_low > 0) | (adj.ci_high < 0)
+        assert (excludes == (adj.pvalue_adjusted < 0.05)).all(), seed
