@@ -449,8 +449,13 @@ class ArtefactContext:
         sim = self.simulated if simulated is None else simulated
         return Table(name=name, frame=frame, caption=caption, simulated=sim, digits=digits)
 
-    def figure(self, name: str, figure: Figure) -> FigureOutput:
-        return FigureOutput(name=name, figure=figure)
+    def figure(self, name: str, figure: Figure, *, note: str) -> FigureOutput:
+        """A figure of this artefact, with ``note`` (which estimand and method it shows, at
+        which interval level: :func:`attunestats.report.figures.figure_note`) written under it,
+        so that the figure says so on its own, as every table does in its caption."""
+        from attunestats.report.figures import add_note
+
+        return FigureOutput(name=name, figure=add_note(figure, note))
 
     def skip(self, name: str, kind: str, reason: str) -> Skipped:
         return Skipped(name=name, kind=kind, reason=reason)

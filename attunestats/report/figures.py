@@ -78,6 +78,43 @@ _METADATA = {"png": {"Software": None},
              "pdf": {"Creator": None, "Producer": None, "CreationDate": None}}  # fmt: skip
 
 
+#: The notes of :func:`attunestats.report.tables.display_table` that a figure repeats: what
+#: its intervals are and what they are about (not the significance marks of the table cells).
+_NOTE_PREFIXES = ("Method:", "Estimand:", "Correction:", "Family:", "Intervals", "Unit:",
+                  "Resamples:")  # fmt: skip
+
+
+def figure_note(frame: pd.DataFrame | None = None, *, text: str = "") -> str:
+    """The line that says which estimand and method a figure shows: the settings of ``frame``
+    (the table the figure draws: its ``method``, ``estimand``, ``correction``, ``interval``,
+    ``confidence_level`` ... columns, stated as the table's LaTeX caption states them), then
+    ``text``."""
+    from attunestats.report.tables import display_table
+
+    parts = []
+    if frame is not None and len(frame):
+        parts = [n for n in display_table(frame, marks=False).notes if n.startswith(_NOTE_PREFIXES)]
+    if text.strip():
+        parts.append(text.strip() if text.strip().endswith(".") else text.strip() + ".")
+    return " ".join(parts)
+
+
+def add_note(fig: Figure, note: str) -> Figure:
+    """Write ``note`` (estimand, method, interval level) under everything drawn on ``fig``, the
+    simulated label included; wrapped to the figure's width. Call it last."""
+    import textwrap
+
+    if not note.strip():
+        raise ValueError("a figure note must say which estimand and method the figure shows")
+    renderer = fig.canvas.get_renderer()
+    box = fig.get_tightbbox(renderer)  # inches
+    width, height = fig.get_size_inches()
+    text = textwrap.fill(note.strip(), width=max(40, int(box.width * 24)))
+    fig.text(box.x0 / width, (box.y0 - 0.03) / height, text, fontsize=5, color="0.3",
+             ha="left", va="top")  # fmt: skip
+    return fig
+
+
 def save_figure(fig: Figure, name: str, out_dir: str | os.PathLike[str]) -> list[Path]:
     """Write ``<out_dir>/figures/<name>.png`` and ``.pdf``; close the figure; return the paths.
 

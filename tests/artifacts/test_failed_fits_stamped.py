@@ -37,7 +37,9 @@ def _report(*, passed: bool, basis: str = "latent") -> SimpleNamespace:
                           "latent_ci_high": [0.5], "simulated": [True]})  # fmt: skip
     return SimpleNamespace(basis=basis, latent=latent, noise_corrected=nc, confidence_level=0.95,
                            matrix=SimpleNamespace(n_models=11), simulated=True,
-                           global_tests=table.iloc[:0], to_frame=lambda: table)  # fmt: skip
+                           global_tests=table.iloc[:0], to_frame=lambda: table,
+                           _estimand=lambda: "correlation between capabilities, across models",
+                           _method=lambda: "latent-skill model (Bayesian)")  # fmt: skip
 
 
 def _texts(fig) -> list[str]:

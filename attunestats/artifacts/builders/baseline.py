@@ -16,6 +16,7 @@ import pandas as pd
 from attunestats import baseline as B
 from attunestats.artifacts.context import ArtefactContext, Built, Table
 from attunestats.report import baseline as plots
+from attunestats.report.figures import figure_note
 
 CAPTIONS = {
     "rater_agreement": "Krippendorff's alpha among the human raters per annotation type "
@@ -44,8 +45,10 @@ def _table(ctx: ArtefactContext, name: str) -> Table:
 
 
 def rater_agreement(ctx: ArtefactContext) -> Built:
-    fig = plots.plot_rater_agreement(tables(ctx)["rater_agreement"], simulated=ctx.simulated)
-    return ctx.built(_table(ctx, "rater_agreement"), ctx.figure("07_rater_agreement", fig))
+    table = tables(ctx)["rater_agreement"]
+    fig = plots.plot_rater_agreement(table, simulated=ctx.simulated)
+    return ctx.built(_table(ctx, "rater_agreement"),
+                     ctx.figure("07_rater_agreement", fig, note=figure_note(table)))  # fmt: skip
 
 
 def rater_vs_participant(ctx: ArtefactContext) -> Built:
@@ -53,14 +56,14 @@ def rater_vs_participant(ctx: ArtefactContext) -> Built:
     fig = plots.plot_rater_vs_participant(summary, simulated=ctx.simulated)
     return ctx.built(_table(ctx, "rater_vs_participant"),
                      _table(ctx, "rater_vs_participant_summary"),
-                     ctx.figure("07_rater_vs_participant", fig))  # fmt: skip
+                     ctx.figure("07_rater_vs_participant", fig, note=figure_note(summary)))  # fmt: skip
 
 
 def humans_vs_models(ctx: ArtefactContext) -> Built:
     summary = tables(ctx)["humans_vs_models_summary"]
     fig = plots.plot_humans_vs_models(summary, simulated=ctx.simulated)
     return ctx.built(_table(ctx, "humans_vs_models"), _table(ctx, "humans_vs_models_summary"),
-                     ctx.figure("07_humans_vs_models", fig))  # fmt: skip
+                     ctx.figure("07_humans_vs_models", fig, note=figure_note(summary)))  # fmt: skip
 
 
 def claim_f(ctx: ArtefactContext) -> Built:

@@ -29,7 +29,7 @@ def comparison(ctx: ArtefactContext) -> Any:
 def _main_discrimination(ctx: ArtefactContext) -> pd.DataFrame:
     from attunestats.metrics.registry import MAIN_METRICS
 
-    disc = comparison(ctx).discrimination
+    disc = discrimination_table(ctx)
     return disc[disc["metric"].isin(MAIN_METRICS)]
 
 
@@ -41,9 +41,12 @@ def paired_differences(ctx: ArtefactContext) -> Built:
 
 
 def paired_differences_composite(ctx: ArtefactContext) -> Built:
-    diff, sig = views.difference_matrix(comparison(ctx).pairs, "composite_score")
+    cmp = comparison(ctx)
+    diff, sig = views.difference_matrix(cmp.pairs, "composite_score")
     fig = figures.difference_heatmap(diff, sig, metric="composite", simulated=ctx.simulated)
-    return ctx.built(ctx.figure("03_paired_differences_composite", fig))
+    shown = cmp.pairs[cmp.pairs["metric"] == "composite_score"]
+    note = figures.figure_note(shown, text=f"*: adjusted p < {1 - cmp.confidence_level:g}")
+    return ctx.built(ctx.figure("03_paired_differences_composite", fig, note=note))
 
 
 def _with_settings(frame: pd.DataFrame, *, method: str, estimand: str) -> pd.DataFrame:
@@ -77,18 +80,20 @@ def rank_intervals(ctx: ArtefactContext) -> Built:
 
 
 def rank_intervals_composite(ctx: ArtefactContext) -> Built:
-    fig = figures.rank_intervals(comparison(ctx).ranks, metric="composite_score",
-                                 simulated=ctx.simulated)  # fmt: skip
-    return ctx.built(ctx.figure("03_rank_intervals_composite", fig))
+    ranks = ranks_table(ctx)
+    fig = figures.rank_intervals(ranks, metric="composite_score", simulated=ctx.simulated)
+    note = figures.figure_note(ranks[ranks["metric"] == "composite_score"])
+    return ctx.built(ctx.figure("03_rank_intervals_composite", fig, note=note))
 
 
 def discrimination(ctx: ArtefactContext) -> Built:
     disc = discrimination_table(ctx).sort_values("discrimination", ascending=False)
     caption = ("Discrimination per metric: D with noncentral-F interval, share of "
                "distinguishable pairs")  # fmt: skip
-    fig = figures.discrimination_plot(_main_discrimination(ctx), simulated=ctx.simulated)
+    main = _main_discrimination(ctx)
+    fig = figures.discrimination_plot(main, simulated=ctx.simulated)
     return ctx.built(ctx.table("03_discrimination", disc, caption),
-                     ctx.figure("03_discrimination", fig))  # fmt: skip
+                     ctx.figure("03_discrimination", fig, note=figures.figure_note(main)))  # fmt: skip
 
 
 def discrimination_contrasts(ctx: ArtefactContext) -> Built:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from attunestats.artifacts.builders.hierarchical import failed, fit, overview
+from attunestats.artifacts.builders.hierarchical import failed, fit, overview, posterior_note
 from attunestats.artifacts.context import ArtefactContext, Built
 from attunestats.report import figures
 from attunestats.report import hierarchical as report
@@ -39,7 +39,7 @@ def turn_phases(ctx: ArtefactContext) -> Built:
     caption = ("Early / mid / late turn means and late-minus-early differences (95% t intervals, "
                "population of participants)")  # fmt: skip
     return ctx.built(ctx.table("06_turn_phases", table, caption),
-                     ctx.figure("06_turn_phases", fig))  # fmt: skip
+                     ctx.figure("06_turn_phases", fig, note=figures.figure_note(table)))  # fmt: skip
 
 
 def drift_fit_diagnostics(ctx: ArtefactContext) -> Built:
@@ -69,4 +69,5 @@ def drift_slopes(ctx: ArtefactContext) -> Built:
     caption = ("Turn-drift slopes per predictor (logit, first to last turn) and the change they "
                "imply")  # fmt: skip
     return ctx.built(ctx.table("06_drift_slopes", drift, caption),
-                     ctx.figure("06_drift_slopes", fig), failed_fits=failed(fitted))  # fmt: skip
+                     ctx.figure("06_drift_slopes", fig, note=posterior_note(drift)),
+                     failed_fits=failed(fitted))  # fmt: skip

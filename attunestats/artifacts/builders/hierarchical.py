@@ -21,6 +21,7 @@ import pandas as pd
 
 from attunestats.artifacts.context import ArtefactContext, Built
 from attunestats.errors import AttunestatsWarning, NotApplicable, warn
+from attunestats.report import figures as report_figures
 from attunestats.report import hierarchical as report
 
 #: The ``diagnostics`` value of rows built from a fit that failed the gate (as in
@@ -130,6 +131,19 @@ def overview(fitted: dict[str, Any], *, structure: bool = False) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
+def posterior_note(frame: pd.DataFrame) -> str:
+    """The figure note of a posterior summary (:func:`attunestats.report.figures.figure_note`):
+    model, posterior means, the level of their equal-tailed intervals (``ci_prob``), estimand."""
+    from attunestats.report.figures import figure_note
+
+    probs = frame["ci_prob"].dropna().unique() if "ci_prob" in frame.columns else []
+    level = f"{float(probs[0]):.0%} " if len(probs) == 1 else ""
+    return figure_note(text=f"Method: hierarchical Bayesian model (MCMC); posterior means with "
+                            f"{level}equal-tailed posterior intervals. Estimand: the model's "
+                            "population-level quantities (participants, topics and "
+                            "conversations as random effects)")  # fmt: skip
+
+
 def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
@@ -167,7 +181,8 @@ def variance_decomposition(ctx: ArtefactContext) -> Built:
     )  # fmt: skip
     caption = "Share of latent variance from each random effect (94% intervals)"
     return ctx.built(ctx.table("05_variance_decomposition", variance, caption),
-                     ctx.figure("05_variance_decomposition", fig), failed_fits=failed(fitted))  # fmt: skip
+                     ctx.figure("05_variance_decomposition", fig, note=posterior_note(effects)),
+                     failed_fits=failed(fitted))  # fmt: skip
 
 
 def _topics(ctx: ArtefactContext) -> pd.DataFrame:
@@ -194,7 +209,7 @@ def hardest_topics_behaviour(ctx: ArtefactContext) -> Built:
     fig = report.forest(hardest, estimate="mean", low="ci_low", high="ci_high", label="topic",
                         reference=0.0, xlabel="topic effect on OM accuracy (logit), 15 lowest",
                         simulated=ctx.simulated)  # fmt: skip
-    return ctx.built(ctx.figure("05_hardest_topics_behaviour", fig),
+    return ctx.built(ctx.figure("05_hardest_topics_behaviour", fig, note=posterior_note(hardest)),
                      failed_fits=failed({"behaviour": beh}))  # fmt: skip
 
 
@@ -216,7 +231,8 @@ def diagnosis_contrasts(ctx: ArtefactContext) -> Built:
     caption = ("Diagnosis-group contrasts per predictor against the reference group "
                "(94% intervals; population of participants)")  # fmt: skip
     return ctx.built(ctx.table("05_diagnosis_contrasts", contrasts, caption),
-                     ctx.figure("05_diagnosis_contrasts", fig), failed_fits=failed(fitted))  # fmt: skip
+                     ctx.figure("05_diagnosis_contrasts", fig, note=posterior_note(avg)),
+                     failed_fits=failed(fitted))  # fmt: skip
 
 
 def _adjusted(ctx: ArtefactContext) -> pd.DataFrame:
@@ -241,7 +257,7 @@ def adjusted_behaviour_accuracy(ctx: ArtefactContext) -> Built:
     fig = report.forest(rows, estimate="adjusted_mean", low="adjusted_ci_low",
                         high="adjusted_ci_high", label="predictor",
                         xlabel="adjusted binary OM accuracy (0-1)", simulated=ctx.simulated)  # fmt: skip
-    return ctx.built(ctx.figure("05_adjusted_behaviour_accuracy", fig),
+    return ctx.built(ctx.figure("05_adjusted_behaviour_accuracy", fig, note=posterior_note(rows)),
                      failed_fits=failed({"behaviour": beh}))  # fmt: skip
 
 
@@ -253,10 +269,15 @@ def posterior_predictive_checks(ctx: ArtefactContext) -> Built:
     ppc = _concat([H.posterior_predictive_check(f, rng=ctx.seed, accept_failed_diagnostics=True)
                    for f in fitted.values()])  # fmt: skip
     fig = report.ppc_plot(ppc, simulated=ctx.simulated, names=_names(fitted))
+    note = ("Model check (no estimand): each statistic of the data against the same statistic "
+            f"of data replicated from {int(ppc['n_draws'].max())} posterior draws of the "
+            "hierarchical Bayesian model (MCMC); grey: the replicated range")  # fmt: skip
     caption = ("Posterior predictive checks: observed statistic against its replicated "
                "distribution (ppp near 0 or 1 flags misfit)")  # fmt: skip
     return ctx.built(ctx.table("05_posterior_predictive_checks", ppc, caption),
-                     ctx.figure("05_posterior_predictive_checks", fig), failed_fits=failed(fitted))  # fmt: skip
+                     ctx.figure("05_posterior_predictive_checks", fig,
+                                note=report_figures.figure_note(text=note)),
+                     failed_fits=failed(fitted))  # fmt: skip
 
 
 def structure_comparison(ctx: ArtefactContext) -> Built:
@@ -272,7 +293,12 @@ def structure_comparison(ctx: ArtefactContext) -> Built:
     table = _concat(frames)
     names = {f.model.outcome: SHORT[k.split(" [")[0]] for k, f in used.items()}
     fig = report.loo_plot(table, simulated=ctx.simulated, names=names)
+    note = ("Model comparison (no estimand): PSIS-LOO expected log predictive density of each "
+            "structure of the hierarchical Bayesian model (MCMC), cells left out one at a time; "
+            "bars: +-1 SE of the difference from the best")  # fmt: skip
     caption = ("PSIS-LOO comparison of model structures (elpd difference from the best and its "
                "standard error; cells left out one at a time)")  # fmt: skip
     return ctx.built(ctx.table("05_structure_comparison", table, caption),
-                     ctx.figure("05_structure_comparison", fig), failed_fits=failed(used))  # fmt: skip
+                     ctx.figure("05_structure_comparison", fig,
+                                note=report_figures.figure_note(text=note)),
+                     failed_fits=failed(used))  # fmt: skip

@@ -59,6 +59,7 @@ def _with_latent_level(rep: Any) -> pd.DataFrame:
 
 
 def capability_independence(ctx: ArtefactContext) -> Built:
+    from attunestats.report.figures import figure_note
     from attunestats.report.independence import plot_independence
 
     rep = report(ctx)
@@ -66,7 +67,11 @@ def capability_independence(ctx: ArtefactContext) -> Built:
                "noise-corrected values, verdicts")  # fmt: skip
     return ctx.built(
         ctx.table("04_capability_independence", _with_latent_level(rep), caption),
-        ctx.figure("04_capability_independence", plot_independence(rep)),
+        ctx.figure(
+            "04_capability_independence",
+            plot_independence(rep),
+            note=figure_note(text=f"Estimand: {rep._estimand()}. Method: {rep._method()}"),
+        ),  # fmt: skip
         failed_fits=failed_fits(rep),
     )
 

@@ -81,7 +81,13 @@ def pillars(ctx: ArtefactContext) -> Built:
             "Composite and pillars, " + ESTIMAND_NOTE.format(n=inference(ctx).n_participants),
             digits=_wide_digits(wide),
         ),
-        ctx.figure("02_leaderboard_pillars", fig),
+        ctx.figure(
+            "02_leaderboard_pillars",
+            fig,
+            note=figures.figure_note(
+                board, text=ESTIMAND_NOTE.format(n=inference(ctx).n_participants)
+            ),
+        ),  # fmt: skip
     )
 
 
@@ -121,7 +127,10 @@ def composite_distributions(ctx: ArtefactContext) -> Built:
     conv = views.with_predictor_info(conv, scores)
     fig = figures.distributions(conv, by="display_name", xlabel="conversation composite (0-100)",
                                 simulated=ctx.simulated)  # fmt: skip
-    return ctx.built(ctx.figure("02_composite_distributions", fig))
+    note = ("Descriptive: each predictor's conversation composites (box: quartiles; whiskers: "
+            "1.5 IQR, outliers not drawn; diamond: mean); no inference")  # fmt: skip
+    return ctx.built(ctx.figure("02_composite_distributions", fig,
+                                note=figures.figure_note(text=note)))  # fmt: skip
 
 
 def convention_sensitivity(ctx: ArtefactContext) -> Built:

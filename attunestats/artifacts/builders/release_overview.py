@@ -49,5 +49,12 @@ def panas_trajectories(ctx: ArtefactContext) -> Built:
     fig = figures.panas_trajectories(traj, simulated=ctx.simulated)
     return ctx.built(
         ctx.table("01_panas_trajectories", traj, caption),
-        ctx.figure("01_panas_trajectories", fig),
+        ctx.figure(
+            "01_panas_trajectories",
+            fig,
+            note=figures.figure_note(
+                text="Means with 95% t intervals over conversations (treated as independent, so too "
+                "narrow when participants differ: descriptive only)"
+            ),
+        ),  # fmt: skip
     )
