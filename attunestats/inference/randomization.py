@@ -64,9 +64,11 @@ class SignFlipResult(ResultMixin):
     statistic : float
         The observed test statistic (the jackknife t when ``studentized``, else the difference).
     pvalue : float
-        Randomization p-value for ``alternative``.
+        Randomization p-value for ``alternative`` over the swaps whose statistic is defined
+        (NaN when the observed difference is undefined).
     min_pvalue : float
-        The smallest p-value this design can give (``2 / 2**P`` two-sided with exact enumeration).
+        The smallest p-value this design can give (``2 / 2**P`` two-sided with exact enumeration
+        when every swap is defined).
     n_swaps : int
         Swaps evaluated (``2**P`` when ``exact``).
     """
@@ -216,13 +218,20 @@ def sign_flip_from_sums(
         extreme = stat >= observed - tol
     else:
         extreme = stat <= observed + tol
+    # a swap that leaves a predictor without any value has no statistic: the observed
+    # arrangement, uniform over the swaps under the null, is uniform over the defined ones
+    # given that it is defined, so the p-value is the share among those
+    defined = ~np.isnan(stat)
     n_swaps = len(stat) if exact else len(stat) - 1
-    if exact:
-        pvalue = float(extreme.mean())
-        min_p = (2.0 if alternative == "two-sided" else 1.0) / 2**n_part
+    tails = 2.0 if alternative == "two-sided" else 1.0
+    if np.isnan(observed):  # the difference itself is undefined: nothing to test
+        pvalue = min_p = np.nan
+    elif exact:
+        pvalue = float(extreme.sum() / defined.sum())
+        min_p = tails / defined.sum()
     else:
-        pvalue = float((1 + extreme[1:].sum()) / (1 + n_swaps))
-        min_p = max(1.0 / (1 + n_swaps), (2.0 if alternative == "two-sided" else 1.0) / 2**n_part)
+        pvalue = float((1 + extreme[1:].sum()) / (1 + defined[1:].sum()))
+        min_p = max(1.0 / (1 + defined[1:].sum()), tails / 2**n_part)
     return {"estimate": float(diff[0]), "statistic": float(observed), "pvalue": min(pvalue, 1.0),
             "min_pvalue": float(min_p), "exact": exact, "n_swaps": int(n_swaps)}  # fmt: skip
 

@@ -193,3 +193,40 @@ def test_bad_resampling_options_of_the_sums_kernel_are_named(kwargs, error, matc
     a = np.c_[np.arange(12.0), np.ones(12)]
     with pytest.raises(error, match=match):
         sign_flip_from_sums(a, 0.5 * a, _mean, **{"max_exact": 0, **kwargs})
+
+
+def test_an_undefined_difference_has_no_pvalue():
+    # predictor a has no value anywhere: the difference is undefined; its p-value was 0
+    a = np.zeros((5, 2))
+    b = np.c_[np.arange(5.0), np.ones(5)]
+    for studentize in (False, True):
+        for max_exact in (2**16, 4):  # exact, and random swaps
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out = sign_flip_from_sums(a, b, _mean, studentize=studentize,
+                                          max_exact=max_exact, n_resamples=99, rng=1)  # fmt: skip
+            assert np.isnan(out["estimate"]) and np.isnan(out["pvalue"]), out
+
+
+def test_swaps_that_leave_a_predictor_without_values_are_not_counted():
+    # a has values for participants 0 and 1 only, b for the others: the swap of exactly 0 and
+    # 1 leaves a without any value, that of exactly 2, 3, 4 leaves b without (undefined). Under the null the observed arrangement is uniform over
+    # the swaps, so given that it is defined it is uniform over the defined ones: the exact
+    # p-value is the share among those (a hand loop); undefined swaps counted as 'not extreme'
+    # made it smaller than that.
+    rng = np.random.default_rng(21)
+    n = np.array([[3, 4, 0, 0, 0], [0, 0, 3, 4, 6]], dtype=float).T  # (P, predictor)
+    s = np.round(rng.normal(1.0, 0.3, size=(5, 2)) * n, 6)
+    sa, sb = np.c_[s[:, 0], n[:, 0]], np.c_[s[:, 1], n[:, 1]]
+    out = sign_flip_from_sums(sa, sb, _mean, studentize=False)
+    stats_ = []
+    for flips in itertools.product([0, 1], repeat=5):
+        f = np.array(flips, dtype=bool)
+        ta = np.where(f[:, None], sb, sa).sum(axis=0)
+        tb = np.where(f[:, None], sa, sb).sum(axis=0)
+        stats_.append(ta[0] / ta[1] - tb[0] / tb[1] if ta[1] > 0 and tb[1] > 0 else np.nan)
+    stats_ = np.array(stats_)
+    defined = stats_[~np.isnan(stats_)]
+    expected = np.mean(np.abs(defined) >= abs(stats_[0]) - 1e-12)
+    assert len(defined) == 30
+    assert out["pvalue"] == pytest.approx(expected, rel=1e-12)
+    assert out["min_pvalue"] == pytest.approx(2 / 30)
