@@ -447,6 +447,10 @@ def compare_models(
     _check_family(family)
     if isinstance(n_draws, bool) or not isinstance(n_draws, int | np.integer) or n_draws < 100:
         raise ValueError(f"n_draws must be an integer >= 100; got {n_draws!r}")
+    if confidence_level is not None and (
+        isinstance(confidence_level, bool) or not isinstance(confidence_level, float | int)
+    ):
+        raise TypeError(f"confidence_level must be a number in (0, 1); got {confidence_level!r}")
     source = _source_of(data, metrics, dict(infer_options))
     level = source.confidence_level if confidence_level is None else float(confidence_level)
     if not 0 < level < 1:

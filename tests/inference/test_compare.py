@@ -458,3 +458,13 @@ def test_undefined_pairs_do_not_raise_the_too_few_resamples_warning():
         res = compare_models(boot, correction="holm")
     assert res.pairs.loc[res.pairs["metric"] == "u", "ci_low"].isna().all()
     assert np.isfinite(res.pairs.loc[res.pairs["metric"] == "m", ["ci_low", "ci_high"]]).all().all()
+
+
+def test_confidence_level_must_be_a_number():
+    # a string was converted by float() ('0.9' accepted, 'high' failed with float's message)
+    boot = _boot(np.random.default_rng(0).normal(size=(30, 3)))
+    for bad in ("0.9", "high", True):
+        with pytest.raises(
+            TypeError, match=f"confidence_level must be a number in \\(0, 1\\); got {bad!r}"
+        ):
+            compare_models(boot, correction="holm", confidence_level=bad)
