@@ -30,7 +30,7 @@ Marginal and simultaneous rank confidence sets (:mod:`attunestats.inference.rank
 
 Discrimination (claim (b) of the paper)
 ---------------------------------------
-For a metric with predictor estimates ``t_1..t_M`` the between-model variance is
+For a metric with predictor estimates ``t_1..t_M`` (those with an estimate) the between-model variance is
 ``s2 = var(t, ddof=1)`` and the noise is ``N = mean over pairs of Var(t_i - t_j) / 2`` (the
 variance of paired differences under the chosen estimand). The observed signal-to-noise index
 ``sni = s2 / N`` is about 1 when the predictors do not really differ. The reported
@@ -646,9 +646,14 @@ def _pair_frame(labels: pd.DataFrame, estimates: np.ndarray, metric: str, idx: n
 def _discrimination_row(
     metric: str, est: np.ndarray, fam: ContrastFamily | None, df_noise: int, level: float
 ) -> dict[str, Any]:
+    # over the predictors with an estimate (a predictor the metric is undefined for is not
+    # compared, as in the rank sets) and the pairs between them
+    est = np.asarray(est, dtype=float)
+    est = est[np.isfinite(est)]
     n_pred = len(est)
-    n_pairs = 0 if fam is None else len(fam.estimate)
-    se2 = np.asarray(fam.standard_error, dtype=float) ** 2 if n_pairs else np.array([])
+    defined = np.array([]) if fam is None else np.isfinite(fam.estimate)
+    n_pairs = int(defined.sum())
+    se2 = np.asarray(fam.standard_error, dtype=float)[defined] ** 2 if n_pairs else np.array([])
     se2 = se2[np.isfinite(se2)]
     noise = float(se2.mean()) / 2.0 if len(se2) else np.nan  # NaN: no pair has a standard error
     between = float(np.var(est, ddof=1)) if n_pred > 1 else np.nan

@@ -94,3 +94,26 @@ def test_one_predictor_has_rank_one():
     assert len(ranks) == 1
     for key in ("rank", "rank_ci_low", "rank_ci_high", "rank_sim_low", "rank_sim_high"):
         assert ranks[key].iloc[0] == 1, key
+
+
+def test_discrimination_is_over_the_predictors_with_an_estimate():
+    # b has no value for the metric: D (between-predictor variance over the noise of paired
+    # differences) is that of a, c and d, as if b were not compared; it was NaN
+    from attunestats.inference.compare import compare_models
+
+    rng = np.random.default_rng(5)
+    pid = np.repeat(np.arange(8), 6)
+    y = rng.normal(size=(48, 4)) + np.array([0.0, 0.0, 1.0, 2.0]) + rng.normal(size=(8, 4))[pid]
+    y[:, 1] = np.nan
+    design = pd.DataFrame({"conversation_id": np.arange(48).astype(str),
+                           "participant_id": pid.astype(str)})  # fmt: skip
+    labels = pd.DataFrame({"predictor": ["a", "b", "c", "d"], "metric": "score"})
+    full = participant_inference(mean_statistic(y, labels), design)
+    keep = [0, 2, 3]
+    few = participant_inference(mean_statistic(y[:, keep], labels.iloc[keep]), design)
+    got = compare_models(full, correction="holm").discrimination
+    ref = compare_models(few, correction="holm").discrimination
+    cols = ["n_predictors", "n_pairs", "between_variance", "noise_variance", "sni",
+            "discrimination", "ci_low", "ci_high", "n_distinguishable", "share_distinguishable"]  # fmt: skip
+    assert np.isfinite(got["discrimination"]).all()
+    pd.testing.assert_frame_equal(got[cols], ref[cols])
