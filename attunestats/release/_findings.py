@@ -46,6 +46,9 @@ _EVENT_WARNINGS = {
     "judge_score_null": (
         "judge_score_null", "judge score given as null or blank: the turn's draft judge score is "
         "the mean of the other judge scores given (the turn is not scored if none is)"),
+    "comparison_key_not_index": (
+        "unknown_comparison", "selection key {orig} is not a comparison index as the runner "
+        "writes it (str(i), no leading zero): the scorer reads selection[str(i)] only; not scored"),
     "mode_defaulted": (
         "mode_defaulted", "no mode in the run file and none for its predictor in release.json: "
         "read as mode 'default' (runs of another mode would be scored as default runs)"),

@@ -40,13 +40,8 @@ _BINARY_TASKS = (
 )
 _TASK_NAMES = [t for t, _ in _BINARY_TASKS]
 _JUDGE_KEYS = ("overall_score", "emotional_appropriateness", "helpfulness", "tone_match")
-_IGNORED_TURN_FIELDS = (
-    "em_draft_judge_scores_by_model",
-    "em_draft_binary_assessment_by_model",
-    "em_four_branch_scores",
-    "response_reasoning",
-    "emotion_reasoning",
-)
+_IGNORED_TURN_FIELDS = ("em_draft_judge_scores_by_model", "em_draft_binary_assessment_by_model",
+                        "em_four_branch_scores", "response_reasoning", "emotion_reasoning")  # fmt: skip
 _BLINDED_LABELS = {"alternate1": "alternate", "alternate2": "human"}
 _OBSERVED = ("observedBehavior", "did_occur", "humanValue", "actualValue")
 _PREFERRED = ("preferredBehavior", "should_occur", "humanPreference")
@@ -763,6 +758,9 @@ class _Loader:
             kpath = (spath, key)
             if not (key.isascii() and key.isdigit() and len(key) <= 9):
                 self.problem(kpath, "comparison key must be a non-negative integer string", key)
+                continue
+            if key != str(int(key)):  # "07": not str(i), the only key the scorer reads (2.3)
+                self.event(kpath, "comparison_key_not_index", key, str(int(key)))
                 continue
             selection = raw
             if raw != "A" and raw != "B":

@@ -511,6 +511,7 @@ REPORT_RULES: Mapping[str, str] = MappingProxyType(
         "unknown_comparison": "a run's pairwise selection or assignment names a comparison the ground-truth turn lacks (not scored)",
         "duplicate_emotion": "an emotion label repeated in one turn's tags (each tag is scored as written)",
         "judge_score_null": "a draft judge score given as null or blank was left out of the turn's mean of judge scores",
+        "comparison_key_not_index": "a pairwise selection keyed with a leading zero ('07') is no key str(i) the scorer reads; not scored",
         "mode_defaulted": "a run file without a mode, and none given for its predictor in release.json, was read as mode 'default'",
         "participant_conflict": "a participant's age or traits differ between conversations; those of the first conversation (in id order) are kept",
     }

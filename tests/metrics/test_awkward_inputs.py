@@ -55,3 +55,40 @@ def test_selections_for_missing_comparisons_change_nothing(key):
     values = s.conversation.set_index("metric")["value"]
     assert values["avg_pairwise_accuracy"] == 1.0
     assert values["avg_pairwise_kendall_tau"] == 1.0
+
+
+def test_a_selection_key_with_a_leading_zero_is_not_the_selection_of_that_comparison():
+    # Spec 2.3: comparison i is right when EM selection[str(i)] equals the GT winner. str(0) is
+    # "0", so a selection keyed "00" is no selection of comparison 0: comparison 0 has no
+    # selection -> wrong (accuracy 0) and the EM made no selection -> tau null. The key is
+    # reported (a warning naming the file and the key), not read as comparison 0.
+    docs_run = {"conversationId": "5", "em_model": "m",
+                "turns": [{"turnNumber": 1, "em_pairwise_selections": {"00": "B"}}]}  # fmt: skip
+    gt = {"conversationId": "5", "turns": [{"turnNumber": 1, "annotations": {
+        "pairwiseComparisons": [{"questionId": "general", "responseA": "original",
+                                 "responseB": "human", "winner": "B"}]}}]}  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release = release_from_documents({"conversation_5.json": gt},
+                                         {"m": {"m/run_5.json": docs_run}})  # fmt: skip
+    warned = [w for w in release.report.warnings if w.path.endswith('em_pairwise_selections["00"]')]
+    assert len(warned) == 1 and warned[0].file == "m/run_5.json"
+    turn = score(release).turn.set_index("metric")["value"]
+    assert turn["pairwise_accuracy"] == 0.0
+    assert turn["pairwise_kendall_tau"] != turn["pairwise_kendall_tau"]  # NaN
+
+
+def test_keys_seven_and_zero_seven_do_not_both_select_comparison_seven():
+    # "7" is comparison 7's selection; "07" is none (spec 2.3: selection[str(i)])
+    comps = [{"questionId": "general", "responseA": "original", "responseB": "human",
+              "winner": "A"}] * 8  # fmt: skip
+    gt = {"conversationId": "5", "turns": [{"turnNumber": 1,
+                                            "annotations": {"pairwiseComparisons": comps}}]}  # fmt: skip
+    selections = {str(i): "A" for i in range(7)} | {"7": "A", "07": "B"}
+    run = {"conversationId": "5", "em_model": "m",
+           "turns": [{"turnNumber": 1, "em_pairwise_selections": selections}]}  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        release = release_from_documents({"conversation_5.json": gt}, {"m": {"m/r.json": run}})
+    assert release.pred_pairwise["comparison"].tolist() == list(range(8))
+    assert score(release).turn.set_index("metric")["value"]["pairwise_accuracy"] == 1.0
