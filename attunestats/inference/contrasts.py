@@ -18,6 +18,7 @@ way (:mod:`attunestats.inference.multiplicity`).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,7 +127,8 @@ def bootstrap_family(boot: Any, weights: np.ndarray) -> ContrastFamily:
     # only the statistics each contrast uses (a NaN elsewhere would make every contrast NaN)
     est = _nan_matmul(np.asarray(boot.estimate, dtype=float)[None, :], weights)[0]
     dist = _nan_matmul(boot.bootstrap_distribution, weights)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an unscored metric: all-NaN columns
         se = np.nanstd(dist, axis=0, ddof=1)
         studentized = (dist - est) / se
         valid = ~np.isnan(dist)
@@ -276,7 +278,7 @@ def _column_quantiles(values: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     srt = np.sort(np.where(finite, values, np.inf), axis=0)
     n = np.sum(finite, axis=0)
     a = np.asarray(alpha, dtype=float)
-    m = np.floor(n - (a * (n + 1.0) - 1.0)).astype(np.int64) + 1
+    m = np.floor(np.nan_to_num(n - (a * (n + 1.0) - 1.0))).astype(np.int64) + 1  # NaN level
     pos = np.clip(m - 1, 0, np.maximum(n - 1, 0))
     out = srt[pos, np.arange(values.shape[1])].astype(float)
     out = np.where(m > n, np.inf, np.where(m < 1, -np.inf, out))

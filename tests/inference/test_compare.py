@@ -468,3 +468,15 @@ def test_confidence_level_must_be_a_number():
             TypeError, match=f"confidence_level must be a number in \\(0, 1\\); got {bad!r}"
         ):
             compare_models(boot, correction="holm", confidence_level=bad)
+
+
+def test_a_metric_no_conversation_scores_raises_no_numpy_warnings():
+    # its pairs are NaN by design (the comparison says so); numpy's 'Degrees of freedom <= 0'
+    # and 'invalid value encountered in cast' warnings leaked to the user
+    rng = np.random.default_rng(9)
+    values = np.column_stack([rng.normal(size=(60, 3)), np.full((60, 3), np.nan)])
+    boot = _boot(values[:, [0, 3, 1, 4, 2, 5]], ("m", "u"), n_resamples=1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for correction in ("holm", "maxt", "none"):
+            compare_models(boot, correction=correction)
