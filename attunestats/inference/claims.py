@@ -143,8 +143,8 @@ class ClaimResult(ResultMixin):
         meta = {"Claim": f"({self.claim}) {self.statement}", "Verdict": self.verdict.upper()}
         meta.update(super()._summary_meta())
         meta["Rule"] = self.rule
-        if self.power is not None:
-            meta["Power here"] = f"{self.power:.2f}"
+        if self.power is not None:  # NaN: a part without a positive standard error
+            meta["Power here"] = f"{self.power:.2f}" if np.isfinite(self.power) else "not defined"
         if self.participants_needed is not None and np.isfinite(self.participants_needed):
             meta["Needed for 80%"] = f"about {int(np.ceil(self.participants_needed))} participants"
         return meta
@@ -286,7 +286,11 @@ def part_frame(claim: str, rows: list[dict[str, Any]]) -> pd.DataFrame:
     """
     if not rows:
         empty = pd.DataFrame({"claim": [claim]}, columns=list(PART_COLUMNS))
-        return empty.assign(shown=False, opposite_shown=False)
+        numeric = ("estimate", "ci_low", "ci_high", "interval_level", "margin", "pvalue",
+                   "pvalue_unadjusted", "n_units")  # fmt: skip
+        return empty.astype(dict.fromkeys(numeric, float)).assign(
+            part="(none tested)", claimed="", test="", shown=False, opposite_shown=False
+        )
     done = []
     for r in rows:
         shown, opposite = _shown(r)

@@ -29,3 +29,20 @@ def test_claim_d_on_a_failed_fit_stays_a_row_of_the_audit_table():
     assert frame["verdict"].tolist() == ["inconclusive"]
     assert "bulk ESS 12" in frame["rule"].iloc[0]
     assert "(d)" in str(ClaimsAudit((res,)).summary())
+
+
+def test_an_undefined_power_reads_as_such_in_the_summary():
+    # power NaN (a part without a standard error): the summary printed 'Power here: nan'
+    import numpy as np
+    import pandas as pd
+
+    from attunestats.inference.claims import ClaimResult, part_frame
+
+    res = ClaimResult(claim="c", statement="s", verdict="inconclusive", rule="r", method="m",
+                      estimand="e", confidence_level=0.95, simulated=False,
+                      parts=part_frame("c", []), power=np.nan,
+                      participants_needed=np.nan)  # fmt: skip
+    text = str(res.summary())
+    assert "Power here:       not defined" in text and "Power here:       nan" not in text
+    assert "(none tested)" in text
+    assert isinstance(res.to_frame(), pd.DataFrame)
