@@ -99,6 +99,13 @@ def _numbers(values: pd.Series, name: str) -> pd.Series:
     return v.astype(float)
 
 
+def _booleans(values: pd.Series, name: str) -> pd.Series:
+    if values.isna().any() or not set(pd.unique(values.astype(object))) <= {True, False}:
+        shown = sorted(map(repr, pd.unique(values)))[:5]
+        raise ValueError(f"{name} must be boolean; got values {shown}")
+    return values.astype(bool)
+
+
 def _check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}; got {value!r}")
@@ -250,8 +257,7 @@ def _check_common(parameterization: Any, simulated: Any) -> None:
 
 
 def _duplicates(df: pd.DataFrame, keys: list[str], name: str) -> None:
-    dup = df.duplicated(keys)
-    if dup.any():
+    if (dup := df.duplicated(keys)).any():
         row = df.loc[dup, keys].iloc[0].to_dict()
         raise ValueError(f"{name} has more than one row for {row}")
 
@@ -510,13 +516,10 @@ def preference_model(
     )
     df = comparisons
     if decided_only and "has_winner" in df.columns:
-        df = df[df["has_winner"].astype(bool)]
+        df = df[_booleans(df["has_winner"], "comparisons.has_winner")]
     if df.empty:
         raise ValueError("comparisons has no comparison with a decided winner")
-    correct = df["correct"]
-    if correct.isna().any() or not set(pd.unique(correct.astype(object))) <= {True, False}:
-        shown = sorted(map(repr, pd.unique(correct)))[:5]
-        raise ValueError(f"comparisons.correct must be boolean; got values {shown}")
+    correct = _booleans(df["correct"], "comparisons.correct")
     keys = ["predictor", "conversation_id", "turn"]
     use_items = "question_id" in df.columns and as_spec(structure).has("item")
     _check_ids(df, "comparisons", keys + (["question_id"] if use_items else []))

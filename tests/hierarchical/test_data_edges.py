@@ -133,3 +133,18 @@ def test_a_repeated_item_row_is_an_error_whether_or_not_items_are_modelled(struc
     )
     with pytest.raises(ValueError, match="more than one row"):
         H.behaviour_model(counts, _design(), structure=structure)
+
+
+@pytest.mark.parametrize("bad", [["yes", "no", "yes", "no"], [True, None, True, False]])
+def test_has_winner_must_be_boolean_like_correct(bad):
+    """``has_winner`` decides which comparisons are kept; ``astype(bool)`` kept every non-empty
+    string ("no" too) and every NaN, so undecided comparisons (wrong by convention) entered the
+    model. It is checked as ``correct`` is."""
+    comps = pd.DataFrame({
+        "predictor": ["a", "a", "b", "b"], "conversation_id": ["c1"] * 4, "turn": [1, 1, 1, 1],
+        "correct": [True, False, True, True], "has_winner": bad,
+    })  # fmt: skip
+    with pytest.raises(ValueError, match="comparisons.has_winner must be boolean"):
+        H.preference_model(comps, _design())
+    ok = H.preference_model(comps.assign(has_winner=[True, False, True, False]), _design())
+    assert ok.trials.sum() == 2
