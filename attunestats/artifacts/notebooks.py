@@ -81,7 +81,16 @@ def _inject_parameters(nb: Any, params: dict[str, Any]) -> Any:
             break
     nb.cells.insert(position, cell)
     nb.metadata["attunestats_injected_cell"] = position
+    _stable_ids(nb)
     return nb
+
+
+def _stable_ids(nb: Any) -> None:
+    """Cell ids from the cells' positions (jupytext and nbformat draw random ones), so that a
+    notebook executed twice with the same parameters is saved byte for byte the same."""
+    for i, cell in enumerate(nb.cells):
+        if "id" in cell or nb.nbformat_minor >= 5:
+            cell["id"] = f"cell-{i}"
 
 
 def execute_notebook(
@@ -112,6 +121,7 @@ def execute_notebook(
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
+        record_timing=False,  # wall-clock stamps per cell: never the same bytes twice
     )
     code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
     try:
@@ -127,6 +137,7 @@ def execute_notebook(
                         nb.metadata["attunestats_not_applicable"] = reason
                         nb.cells.insert(index + 1, nbformat.v4.new_markdown_cell(
                             f"**Stopped here: not applicable to this release.** {reason}"))  # fmt: skip
+                        _stable_ids(nb)
                         break
                     # number cells as in the notebook file (from 1, without the injected cell)
                     injected = nb.metadata.get("attunestats_injected_cell", -1)
