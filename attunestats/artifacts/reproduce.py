@@ -352,8 +352,13 @@ def build(
             for stem, path in notebook_paths.items():
                 bar.set_postfix_str(f"notebook {path.name}")
                 start = time.perf_counter()
-                nb = execute_notebook(path, params, save_to=tmp / "notebooks" / f"{stem}.ipynb",
-                                      progress=False)  # fmt: skip
+                saved = tmp / "notebooks" / f"{stem}.ipynb"
+                nb = execute_notebook(path, params, save_to=saved, progress=False)
+                # the staging folder's name (pid, random token) is in the injected parameters
+                # and in any path a cell printed: saved as the output folder, the same bytes on
+                # every build with the same parameters
+                text = saved.read_text(encoding="utf-8")
+                saved.write_text(text.replace(str(tmp), str(out_path)), encoding="utf-8")
                 timings[f"notebook {stem}"] = time.perf_counter() - start
                 executed.append(stem)
                 if "attunestats_not_applicable" in nb.metadata:
