@@ -229,10 +229,15 @@ def _entry(actx: ArtefactContext, settings: dict[str, Any], sha: str) -> dict[st
 
 
 def _is_build(path: Path) -> bool:
-    """An earlier build (its MANIFEST.json), or the output folder of a fresh checkout (nothing
-    but the README.md a build writes): the only folders ``build`` replaces."""
+    """An earlier build (its MANIFEST.json, written by ``attunestats reproduce``), or the output
+    folder of a fresh checkout (nothing but the README.md a build writes): the only folders
+    ``build`` replaces. A MANIFEST.json of another tool does not make a folder ours."""
     if (path / "MANIFEST.json").is_file():
-        return True
+        try:
+            manifest = json.loads((path / "MANIFEST.json").read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            return False
+        return isinstance(manifest, dict) and manifest.get("generator") == "attunestats reproduce"
     entries = [e.name for e in os.scandir(path)]
     if entries != ["README.md"]:
         return False
