@@ -93,6 +93,9 @@ _HEADERS = {
     "significant": "Significant", "verdict": "Verdict", "claim": "Claim", "statistic": "Statistic",
     "n_units": "Units", "n_participants": "Participants", "n_conversations": "Conversations",
 }  # fmt: skip
+#: ``<stem>_low``/``<stem>_high`` pairs that are bounds, not interval estimates: shown as one
+#: ``[low, high]`` column under this header, never called a CI or given a level
+_BOUNDS = {"range": "Range"}
 #: columns that receive the significance marks (the first present)
 _MARKED = ("difference", "estimate", "statistic")
 
@@ -293,7 +296,9 @@ def display_table(
             d = ndig(col)
             cells = [f"[{_number(a, d)}, {_number(b, d)}]" if not (_missing(a) and _missing(b))
                      else "--" for a, b in zip(frame[col], frame[hi], strict=True)]  # fmt: skip
-            if stem in own_level and own_level[stem] in constant:
+            if stem in _BOUNDS:  # a [low, high] that is no interval estimate
+                name = _BOUNDS[stem]
+            elif stem in own_level and own_level[stem] in constant:
                 with np.errstate(all="ignore"):
                     own = float(frame[own_level[stem]].iloc[0])
                 name = f"{_header(stem)} CI ({100 * own:g}%)"
@@ -336,7 +341,7 @@ def display_table(
             f"{_header(target)}: * {which} < 0.05, ** < 0.01, *** < 0.001"
             + (" (after the correction stated)." if pcol == "pvalue_adjusted" else ".")
         )
-    if pairs:
+    if any(stem not in _BOUNDS for _, _, stem in pairs):
         at = f" at {100 * level:g}% confidence" if level is not None else ""
         if rows_below:
             at = (f", each at the level of its row ({_header('interval_level')}; the "

@@ -337,3 +337,18 @@ def test_intervals_below_the_tables_level_are_not_labelled_at_it():
     assert "95\\% CI" not in tex and "at 95\\% confidence" not in tex
     adjusted = display_table(frame.assign(interval_level=[0.95, 0.975]))
     assert "95% CI" in adjusted.headers
+
+
+def test_a_metrics_range_is_not_captioned_as_a_confidence_interval():
+    """The metric registry's range_low/range_high (a metric's possible values, e.g. [0, 1]) was
+    headed 'Range CI' and captioned 'Intervals as [lower, upper]'."""
+    frame = pd.DataFrame({"name": ["avg_emotion_f1", "panas_mae"], "range_low": [0.0, 0.0],
+                          "range_high": [1.0, 60.0], "higher_is_better": [True, False]})  # fmt: skip
+    shown = display_table(frame)
+    assert shown.headers == ["Name", "Range", "Higher is better"]
+    assert shown.cells[1][1] == "[0.000, 60.000]"
+    assert not any(n.startswith("Intervals") for n in shown.notes)
+    # next to a real interval, only that one is one
+    both = display_table(frame.assign(estimate=[0.5, 3.0], ci_low=[0.4, 2.0], ci_high=[0.6, 4.0],
+                                       confidence_level=0.95))  # fmt: skip
+    assert "Range" in both.headers and "95% CI" in both.headers
