@@ -331,7 +331,9 @@ def display_table(
             cells = [
                 c + _mark(p) if c != "--" else c for c, p in zip(cells, frame[pcol], strict=True)
             ]
-        headers.append(_header(col))
+        # the display name shows as "Predictor": the id beside it is the "Predictor id"
+        both = col == "predictor" and "display_name" in frame.columns and "display_name" not in drop
+        headers.append("Predictor id" if both else _header(col))
         columns.append(cells)
         numeric.append(is_num)
         sources.append(col)

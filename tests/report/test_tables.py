@@ -352,3 +352,14 @@ def test_a_metrics_range_is_not_captioned_as_a_confidence_interval():
     both = display_table(frame.assign(estimate=[0.5, 3.0], ci_low=[0.4, 2.0], ci_high=[0.6, 4.0],
                                        confidence_level=0.95))  # fmt: skip
     assert "Range" in both.headers and "95% CI" in both.headers
+
+
+def test_predictor_id_and_display_name_get_different_headers():
+    """The leaderboards hold both the predictor id and its display name: the LaTeX headed both
+    'Predictor', so a reader could not tell the columns apart."""
+    frame = pd.DataFrame({"metric": ["avg_emotion_f1"], "predictor": ["sim-model-01"],
+                          "display_name": ["Simulated model 01"], "estimate": [0.5]})  # fmt: skip
+    headers = display_table(frame).headers
+    assert len(set(headers)) == len(headers)
+    assert headers[1:3] == ["Predictor id", "Predictor"]
+    assert display_table(frame.drop(columns="display_name")).headers[1] == "Predictor"
