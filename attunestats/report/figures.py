@@ -9,6 +9,7 @@ bytes where the renderer allows). Every figure built from a simulated release ca
 from __future__ import annotations
 
 import os
+import textwrap
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -102,8 +103,6 @@ def figure_note(frame: pd.DataFrame | None = None, *, text: str = "") -> str:
 def add_note(fig: Figure, note: str) -> Figure:
     """Write ``note`` (estimand, method, interval level) under everything drawn on ``fig``, the
     simulated label included; wrapped to the figure's width. Call it last."""
-    import textwrap
-
     if not note.strip():
         raise ValueError("a figure note must say which estimand and method the figure shows")
     renderer = fig.canvas.get_renderer()
@@ -405,7 +404,10 @@ def forest_panels(
                 interval_points(ax, sub["estimate"].to_numpy()[sel], y[sel],
                                 sub["ci_low"].to_numpy()[sel], sub["ci_high"].to_numpy()[sel],
                                 color=f"C{k}", label=str(g) if j == 0 else None)  # fmt: skip
-            ax.set_xlabel(xlabels[j] if xlabels else metric)
+            # wrapped to the panel's width (8 pt: about 15 characters an inch), so that the
+            # labels of neighbouring panels never run into each other
+            per_inch = max(8, int(15 * width / len(metrics)))
+            ax.set_xlabel(textwrap.fill(xlabels[j] if xlabels else metric, per_inch))
             ax.grid(axis="y", visible=False)
         axes[0][0].set_yticks(np.arange(n), order)
         if group and len(groups) > 1:

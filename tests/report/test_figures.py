@@ -183,3 +183,28 @@ def test_model_check_figures_say_what_their_bars_are():
     fig = H.loo_plot(loo, simulated=False)
     assert "1 SE" in fig.axes[0].get_xlabel()
     plt.close(fig)
+
+
+def test_panel_labels_do_not_run_into_each_other():
+    """The leaderboard's four pillar panels at page width: 'evaluation quality (0-1)' ran into
+    'holistic comprehension (0-1)' (one unreadable line)."""
+    PILLARS = ["composite_score", "emotion_tracking", "evaluation_quality",
+               "holistic_comprehension"]  # fmt: skip
+    PILLAR_LABELS = [
+        "composite (0-100)",
+        "emotion tracking (0-1)",
+        "evaluation quality (0-1)",
+        "holistic comprehension (0-1)",
+    ]  # as the leaderboard builder labels them
+
+    rows = [(p, m, 0.5 + k / 10, 0.4 + k / 10, 0.6 + k / 10) for k, p in enumerate("abc")
+            for m in PILLARS]  # fmt: skip
+    frame = pd.DataFrame(rows, columns=["predictor", "metric", "estimate", "ci_low", "ci_high"])
+    fig = F.forest_panels(frame, metrics=PILLARS, xlabels=PILLAR_LABELS, simulated=False,
+                          group=None)  # fmt: skip
+    renderer = fig.canvas.get_renderer()
+    boxes = [ax.xaxis.label.get_window_extent(renderer) for ax in fig.axes]
+    for left, right in zip(boxes, boxes[1:], strict=False):
+        assert left.x1 < right.x0, (left, right)
+    assert [ax.xaxis.label.get_text().replace("\n", " ") for ax in fig.axes] == PILLAR_LABELS
+    plt.close(fig)
