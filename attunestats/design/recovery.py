@@ -9,7 +9,8 @@ and records whether the 90% posterior intervals of four families of quantities c
 
 ``predictor contrast``
     ``predictor_effect[a] - predictor_effect[b]`` for every pair of evaluated models (the
-    population value: the simulator's skills, centred like the model, see
+    population value in the reference diagnosis group, where the model's ``theta`` lives: the
+    simulator's skills plus their reference-group interaction, centred like the model, see
     :mod:`attunestats.hierarchical.recovery`);
 ``diagnosis effect``
     ``diagnosis_effect[g]`` of each non-reference group (the average predictor's contrast);

@@ -23,8 +23,11 @@ with the turn position ``x = (turn - 1) / (n_turns - 1)`` (0.5 for one-turn conv
 bracketed terms are optional (:class:`~.spec.ModelSpec`; all on by default). ``b[., p]`` and
 ``c[., k]`` sum to zero over predictors (their mean is the participant's or conversation's
 intercept) and are *not* constrained over participants or conversations: ``theta[m]`` is the
-predictor's effect in the population of participants (and conversations), and a contrast
-``theta[m] - theta[m']`` carries the uncertainty of which participants happened to take part.
+predictor's effect in the population of participants (and conversations) of the reference
+diagnosis group (``gamma[m, reference] = 0``; without the ``predictor:diagnosis`` term, of every
+group), and a contrast ``theta[m] - theta[m']`` carries the uncertainty of which participants
+happened to take part. The effect averaged over diagnosis groups, ``theta[m] + sum_g w_g
+gamma[m, g]``, is what :func:`~.summaries.predictor_effects` reports.
 Participant effects are ``u[p] = P[p] - intercept - delta[g(p)]``.
 
 Priors (logit scale; weakly informative; the tests run a prior predictive check; every scale is

@@ -365,10 +365,13 @@ def predictor_effects(
     """Predictor effects adjusted for participant, topic, conversation and diagnosis group.
 
     ``effect`` is the predictor's logit effect relative to the average predictor (at the start
-    of a conversation). ``adjusted_mean`` is the accuracy (binomial) or expected score (ordered
-    beta) of the predictor for an average participant, topic and conversation, at
-    mid-conversation (turn-level outcomes), averaged over diagnosis groups in proportion to
-    their conversations. ``p_best`` is the posterior probability that the predictor has the
+    of a conversation), averaged over diagnosis groups in proportion to their conversations:
+    ``theta[m] + sum_g w_g gamma[m, g]``. With the ``predictor:diagnosis`` term the posterior's
+    ``predictor_effect`` (``theta``) alone is the effect in the reference group only, so it is
+    not what this column reports. ``adjusted_mean`` is the accuracy (binomial) or expected score
+    (ordered beta) of the predictor for an average participant, topic and conversation, at
+    mid-conversation (turn-level outcomes), averaged over diagnosis groups in the same
+    proportions. ``p_best`` is the posterior probability that the predictor has the
     highest ``adjusted_mean``; ``rank_mean`` its mean rank (1 = best).
 
     Returns
@@ -381,9 +384,12 @@ def predictor_effects(
     warning = _check_fit(fit, ci_prob, accept_failed_diagnostics)
     m = fit.model
     S = draws(fit, "intercept").shape[0]
+    w = _group_weights(m)
     theta = draws(fit, "predictor_effect") if m.has_predictor_effect else np.zeros((S, 1))
+    if m.has_diagnosis_interaction:  # gamma[m, reference] = 0: average over the groups
+        theta = theta + (draws(fit, "diagnosis_interaction") * w[None, None, 1:]).sum(axis=2)
     eta = _cell_eta(fit, _x_mid(m))
-    mean = (_response_mean(fit, eta) * _group_weights(m)[None, None, :]).sum(axis=2)  # (S, M)
+    mean = (_response_mean(fit, eta) * w[None, None, :]).sum(axis=2)  # (S, M)
     st_e = _stats(theta, ci_prob)
     lo, hi = _interval(mean, ci_prob)
     best = np.bincount(np.argmax(mean, axis=1), minlength=m.n_predictors) / S

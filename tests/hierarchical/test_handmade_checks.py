@@ -170,3 +170,37 @@ def test_ordered_beta_adjusted_means_are_expected_scores():
         assert pe.loc[pred, ["adjusted_ci_low", "adjusted_ci_high"]].tolist() == pytest.approx(
             [lo, hi]
         )
+
+
+def test_predictor_effect_averages_the_diagnosis_interaction_over_groups():
+    """With the predictor:diagnosis term, theta[m] is the predictor's effect in the reference
+    group only (gamma[m, reference] = 0). predictor_effects' ``effect`` is the effect averaged
+    over groups in proportion to their conversations, the same averaging as ``adjusted_mean``:
+    theta[m] + sum_g w_g gamma[m, g], by hand from the draws; it still sums to 0 over
+    predictors."""
+    import numpy as np
+
+    from attunestats.hierarchical import summaries as S
+
+    pan = simulate_panel("binomial", rng=4, **SMALL)
+    m = H.behaviour_model(pan.data, pan.design)
+    assert m.has_diagnosis_interaction and len(m.diagnosis_groups) >= 2
+    f = handmade_fit(m, scale=1.0)
+    post = f.idata["posterior"]
+    w = np.bincount(m.group_of_conversation, minlength=len(m.diagnosis_groups))
+    w = w / w.sum()
+    pe = S.predictor_effects(f, ci_prob=0.9).set_index("predictor")
+    total = 0.0
+    for pred in m.predictors:
+        want = post["predictor_effect"].sel(predictor=pred).values.ravel().copy()
+        for g, wg in zip(m.diagnosis_groups[1:], w[1:]):
+            gamma = post["diagnosis_interaction"].sel(predictor=pred, diagnosis=g)
+            want = want + wg * gamma.values.ravel()
+        assert pe.loc[pred, "effect"] == pytest.approx(want.mean(), abs=1e-12)
+        assert pe.loc[pred, "effect_ci_low"] == pytest.approx(np.quantile(want, 0.05))
+        assert pe.loc[pred, "effect_ci_high"] == pytest.approx(np.quantile(want, 0.95))
+        total += want.mean()
+    assert total == pytest.approx(0.0, abs=1e-9)
+    # the reference-group effect differs from the reported one (the test can fail)
+    ref = post["predictor_effect"].mean(("chain", "draw")).to_series()
+    assert not np.allclose(ref.loc[pe.index], pe["effect"], atol=1e-3)
