@@ -594,7 +594,10 @@ def humans_vs_models(
                  if correction == "maxt" and fam.source == "participants" and len(fam.df)
                  else fam)  # fmt: skip
         with np.errstate(invalid="ignore", divide="ignore"):  # 0 / 0 for a zero-spread row
-            d, d_low, d_high = standardized_effect(fam_d, adj.row_alpha)
+            d, d_low, d_high = standardized_effect(
+                fam_d, adj.row_alpha,
+                critical_value=None if fam.source == "participants" else adj.critical_value,
+            )  # fmt: skip
         p_adj = np.asarray(adj.pvalue_adjusted, dtype=float)
         # a difference that is exactly 0 with no spread (e.g. a model identical to the rater on
         # its ground): t = 0/0, but the test cannot reject; its adjusted p-value is 1

@@ -489,6 +489,14 @@ def test_these_participants_bootstrap_is_labelled(paper):
     assert "these participants" in str(res.summary())
     excludes = (t["ci_low"] > 0) | (t["ci_high"] < 0)
     assert (excludes == (t["pvalue_adjusted"] < 0.05)).all()
+    # the standardized effect is the difference over se sqrt(n): its interval is the
+    # difference's interval on that scale (the bootstrap's critical value, not the normal one)
+    ok = (t["difference"].abs() > 0) & np.isfinite(t["standardized_effect"])
+    scale = (t["difference"] / t["standardized_effect"])[ok]
+    np.testing.assert_allclose(t.loc[ok, "standardized_effect_low"], t.loc[ok, "ci_low"] / scale)
+    np.testing.assert_allclose(t.loc[ok, "standardized_effect_high"], t.loc[ok, "ci_high"] / scale)
+    d_excludes = (t["standardized_effect_low"] > 0) | (t["standardized_effect_high"] < 0)
+    assert (excludes == d_excludes).all()
 
 
 def test_needs_the_release_for_common_ground(paper):
