@@ -90,16 +90,29 @@ def leaderboard_wide(board: pd.DataFrame, *, metrics: Sequence[str]) -> pd.DataF
     return out.reset_index()
 
 
+def _with_mode(predictor: pd.Series, mode: pd.Series | None) -> pd.Series:
+    """``predictor``, with `` [mode]`` appended when the mode is not the default."""
+    names = predictor.astype(str)
+    if mode is None:
+        return names
+    mode = mode.astype(str)
+    return names.where(mode == "default", names + " [" + mode + "]")
+
+
 def difference_matrix(pairs: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Square matrices (row minus column) of paired differences and of significance flags."""
+    """Square matrices (row minus column) of paired differences and of significance flags.
+
+    A predictor in several prediction modes (``mode_a``/``mode_b`` not ``"default"``) has one
+    row and column per mode, labelled ``predictor [mode]``.
+    """
     sub = pairs[pairs["metric"] == metric]
-    names = list(dict.fromkeys(list(sub["predictor_a"]) + list(sub["predictor_b"])))
+    a = _with_mode(sub["predictor_a"], sub["mode_a"] if "mode_a" in sub.columns else None)
+    b = _with_mode(sub["predictor_b"], sub["mode_b"] if "mode_b" in sub.columns else None)
+    names = list(dict.fromkeys(list(a) + list(b)))
     diff = pd.DataFrame(np.nan, index=names, columns=names)
     sig = pd.DataFrame(False, index=names, columns=names)
-    for row in sub.itertuples(index=False):
-        diff.loc[row.predictor_a, row.predictor_b] = row.difference
-        diff.loc[row.predictor_b, row.predictor_a] = -row.difference
-        sig.loc[row.predictor_a, row.predictor_b] = sig.loc[row.predictor_b, row.predictor_a] = (
-            bool(row.significant)
-        )
+    for x, y, d, s in zip(a, b, sub["difference"], sub["significant"], strict=True):
+        diff.loc[x, y] = d
+        diff.loc[y, x] = -d
+        sig.loc[x, y] = sig.loc[y, x] = bool(s)
     return diff, sig
