@@ -280,9 +280,18 @@ def distributions(
     simulated: bool,
     width: float = PAGE_WIDTH,
 ) -> Figure:
-    """Box plots of conversation-level values per predictor, means marked."""
-    order = frame.groupby(by)[value].mean().sort_values().index.tolist()
-    data = [frame.loc[frame[by] == k, value].dropna().to_numpy() for k in order]
+    """Box plots of conversation-level values per predictor, means marked.
+
+    With a ``mode`` column, each prediction mode of a predictor is its own box
+    (``name [verbose]``), never pooled with the default mode's conversations.
+    """
+    keys = frame[by].astype(str)
+    if "mode" in frame.columns:
+        mode = frame["mode"].astype(str)
+        keys = keys.where(mode == "default", keys + " [" + mode + "]")
+    frame = frame.assign(_box=keys)
+    order = frame.groupby("_box")[value].mean().sort_values().index.tolist()
+    data = [frame.loc[frame["_box"] == k, value].dropna().to_numpy() for k in order]
     with style():
         fig, ax = plt.subplots(figsize=(width, max(1.6, 0.22 * len(order) + 0.8)))
         ax.boxplot(

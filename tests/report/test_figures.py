@@ -208,3 +208,17 @@ def test_panel_labels_do_not_run_into_each_other():
         assert left.x1 < right.x0, (left, right)
     assert [ax.xaxis.label.get_text().replace("\n", " ") for ax in fig.axes] == PILLAR_LABELS
     plt.close(fig)
+
+
+def test_distributions_keep_each_prediction_mode_apart():
+    """Hand-built conversation composites of m1 in two modes (default around 10, verbose around
+    90) and m2: before, m1's box pooled both modes (one box from 10 to 90)."""
+    frame = pd.DataFrame({"display_name": ["m1"] * 4 + ["m2"] * 2,
+                          "mode": ["default", "default", "verbose", "verbose", "default", "default"],
+                          "value": [10.0, 12.0, 88.0, 90.0, 50.0, 52.0]})  # fmt: skip
+    fig = F.distributions(frame, by="display_name", xlabel="composite", simulated=False)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["m1", "m2", "m1 [verbose]"]
+    means = next(line for line in ax.lines if line.get_label() == "mean").get_xdata()
+    assert list(means) == [11.0, 51.0, 89.0]
+    plt.close(fig)
