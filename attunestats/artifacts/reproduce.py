@@ -334,7 +334,12 @@ def build(
                 raise ArtefactFailed(artefact, f"{type(exc).__name__}: {exc}") from exc
             _check_outputs(artefact, built)
             built = _without_timings(built, fit_times)
-            built.write(tmp)
+            try:  # a figure that cannot be drawn, a full disk: named like a failing builder
+                built.write(tmp)
+            except Exception as exc:
+                raise ArtefactFailed(
+                    artefact, f"writing its outputs: {type(exc).__name__}: {exc}"
+                ) from exc
             timings[artefact.id] = time.perf_counter() - start
             used[artefact.id] = tuple(sorted(actx.used_settings))
             settings = {key: ctx.settings[key] for key in artefact.settings}
