@@ -279,7 +279,7 @@ def rank_correlations(
             "ci_low": low,
             "ci_high": high,
             "standard_error": se,
-            "interval": f"conversation bootstrap ({data.method}), models fixed",
+            "interval": f"{data.plan.unit} bootstrap ({data.method}), models fixed",
             "pvalue": pvalues,
             "pvalue_method": p_method,
             "pvalue_permutation": perm_p,

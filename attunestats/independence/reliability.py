@@ -106,7 +106,6 @@ class ReliabilityResult(ResultMixin):
     """
 
     _title = "Reliability of each metric's ranking of predictors"
-    estimand = "reliability of the ranking of these models (models fixed, conversations random)"
     method = ("1 - noise / between-model variance (bootstrap noise), noncentral-F interval; "
               "split-half correlations stepped up with Spearman-Brown")  # fmt: skip
 
@@ -115,6 +114,10 @@ class ReliabilityResult(ResultMixin):
     confidence_level: float
     simulated: bool
     split_half_distribution: np.ndarray = field(repr=False)
+    #: the resampled units of the plan (participants for a participant plan)
+    estimand: str = (
+        "reliability of the ranking of these models (models fixed, conversations random)"
+    )
 
     def to_frame(self) -> pd.DataFrame:
         """The per-metric table."""
@@ -241,7 +244,9 @@ def reliability(
         confidence_level=level,
         simulated=data.simulated,
         split_half_distribution=np.stack([r_pearson, r_spearman], axis=0),
-    )
+        estimand=("reliability of the ranking of these models (models fixed, "
+                  f"{data.plan.unit}s random)"),
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------
@@ -262,8 +267,9 @@ class NoiseCorrectedResult(ResultMixin):
         undefined), ``flag``
         (``"ok"``, ``"clamped"`` or ``"undefined"``: also every pair with a metric every model
         scores the same, :func:`constant_metrics`), ``ci_low``/``ci_high`` (population of
-        models: conversation noise plus model sampling), ``sample_ci_low``/``sample_ci_high``
-        (these models: conversation noise only), ``share_undefined`` (share of resamples in which
+        models: the noise of the plan's units, conversations or participants, plus model
+        sampling), ``sample_ci_low``/``sample_ci_high`` (these models: that noise only),
+        ``share_undefined`` (share of resamples in which
         a true-score variance was <= 0) and the settings.
     corrected_matrix, ci_low_matrix, ci_high_matrix : pandas.DataFrame
         K x K tables labelled by capability (population intervals).
@@ -276,8 +282,6 @@ class NoiseCorrectedResult(ResultMixin):
                         "flag", "share_undefined")  # fmt: skip
     estimand = ("correlation of true scores in the population of models (the evaluated models "
                 "as a sample of models; sample_ci_low/high: these models only)")  # fmt: skip
-    method = ("noise-deflated conversation bootstrap of the between-model covariance, plus "
-              "Fisher-z model sampling for the population interval")  # fmt: skip
 
     pairs: pd.DataFrame
     confidence_level: float
@@ -289,6 +293,9 @@ class NoiseCorrectedResult(ResultMixin):
     noise_cov: np.ndarray = field(repr=False)
     sample_distribution: np.ndarray = field(repr=False)
     population_distribution: np.ndarray = field(repr=False)
+    #: names the plan's resampled units (participants for a participant plan)
+    method: str = ("noise-deflated conversation bootstrap of the between-model covariance, plus "
+                   "Fisher-z model sampling for the population interval")  # fmt: skip
 
     def to_frame(self) -> pd.DataFrame:
         """The pair table."""
@@ -465,4 +472,6 @@ def noise_corrected_correlations(
         noise_cov=N,
         sample_distribution=sample_draws,
         population_distribution=pop_draws,
-    )
+        method=(f"noise-deflated {data.plan.unit} bootstrap of the between-model covariance, "
+                "plus Fisher-z model sampling for the population interval"),
+    )  # fmt: skip
