@@ -68,6 +68,13 @@ def _phase_statistic(
 ) -> tuple[Any, pd.DataFrame, int]:
     """Per conversation: each phase's mean and late - early, as a mean statistic + design."""
     phases = turn_phases(scores, metrics=metrics, predictors=predictors)
+    if phases.empty:
+        from attunestats.errors import NotApplicable
+
+        raise NotApplicable(
+            f"no conversation has at least 3 turns scored on {list(metrics)}: turn phases "
+            "(early, mid, late) need them"
+        )
     wide = phases.pivot_table(index="conversation_id", columns=["predictor", "mode", "metric", "phase"],
                               values="value", aggfunc="first")  # fmt: skip
     keys = sorted({k[:3] for k in wide.columns})

@@ -73,3 +73,18 @@ def test_planted_behaviour_drift_is_found_and_emotion_is_flat(scores):
 def test_unknown_turn_metric_is_named(scores):
     with pytest.raises(ValueError, match=r"turn metrics \['nope'\]"):
         turn_phases(scores, metrics=["nope"])
+
+
+def test_phases_of_a_release_without_long_enough_conversations_are_not_applicable(release_small):
+    # tests/data/release_small has conversations of fewer than 3 turns: there are no phases,
+    # which is a reason to skip the turn-phase analysis (NotApplicable, so reproduce records a
+    # skip), not numpy's "need at least one array to concatenate"
+    from attunestats.errors import NotApplicable
+    from attunestats.inference.dynamics import phase_inference
+
+    scores = at.score(release_small)
+    longest = scores.turn.groupby("conversation_id")["turn"].nunique().max()
+    assert longest < 3
+    for run in (phase_inference, phase_bootstrap):
+        with pytest.raises(NotApplicable, match="at least 3 turns"):
+            run(scores, metrics=["binary_om_accuracy"])
