@@ -199,7 +199,8 @@ class FitResult(ResultMixin):
             f"MCMC diagnostics failed for {self.model.outcome} (thresholds: r_hat <= "
             f"{self.max_rhat}, bulk and tail ESS >= {self.min_ess:g}, no divergence): "
             + "; ".join(shown)
-            + ". Run longer chains, or pass accept_failed_diagnostics=True to report anyway."
+            + (". One chain has no R-hat: run 2+" if self.chains < 2 else ". Run longer chains")
+            + ", or pass accept_failed_diagnostics=True to report anyway."
         )
 
     def check(self, *, accept_failed_diagnostics: bool = False) -> str:
@@ -755,8 +756,9 @@ def diagnose(
         labels = _element_labels(post[name])
         for lab, rv, bv, tv in zip(labels, r, b, t):
             reasons = []
-            if not np.isfinite(rv) or rv > max_rhat:
-                reasons.append(f"r_hat {rv:.3f} > {max_rhat}")
+            if not np.isfinite(rv) or rv > max_rhat:  # NaN: one chain, or constant draws
+                ok = np.isfinite(rv)
+                reasons.append(f"r_hat {rv:.3f} > {max_rhat}" if ok else "r_hat undefined")
             if not np.isfinite(bv) or bv < min_ess:
                 reasons.append(f"bulk ESS {bv:.0f} < {min_ess:g}")
             if not np.isfinite(tv) or tv < min_ess:

@@ -6,6 +6,8 @@ draws (numpy / scipy).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import pytest
 from _handmade import handmade_fit
@@ -204,3 +206,23 @@ def test_predictor_effect_averages_the_diagnosis_interaction_over_groups():
     # the reference-group effect differs from the reported one (the test can fail)
     ref = post["predictor_effect"].mean(("chain", "draw")).to_series()
     assert not np.allclose(ref.loc[pe.index], pe["effect"], atol=1e-3)
+
+
+def test_one_chain_fails_the_gate_saying_r_hat_is_undefined():
+    """ArviZ's split R-hat of a single chain is NaN (arviz.rhat), so the gate cannot pass; the
+    reason said 'r_hat nan > 1.01' and the message advised longer chains."""
+    import arviz as az
+    import numpy as np
+    import xarray as xr
+
+    x = np.random.default_rng(0).normal(size=(1, 500))
+    assert np.isnan(float(az.rhat(xr.Dataset({"a": (("chain", "draw"), x)}))["a"]))
+    post = xr.Dataset({"a": (("chain", "draw"), x)},
+                      coords={"chain": [0], "draw": np.arange(500)})  # fmt: skip
+    table, _ = H.diagnose(xr.DataTree.from_dict({"posterior": post}))
+    assert table.loc[0, "reason"].startswith("r_hat undefined")
+    assert "nan" not in table.loc[0, "reason"]
+    pan = simulate_panel("binomial", rng=4, **SMALL)
+    f = handmade_fit(H.behaviour_model(pan.data, pan.design), chains=1, draws=60)
+    f = replace(f, failures=("a: r_hat undefined",), passed=False)
+    assert "One chain has no R-hat" in f.failure_message()
