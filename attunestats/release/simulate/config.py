@@ -84,6 +84,25 @@ def _star_correlation(r: float) -> tuple[tuple[float, ...], ...]:
 
 _PAPER_CORRELATION = _star_correlation(-0.4)
 
+#: Fields of :class:`SimulationConfig` holding one value per capability (``CapLike``), written
+#: by :meth:`SimulationConfig.to_dict` as mappings by capability.
+_CAP_FIELDS: tuple[str, ...] = (
+    "skill_mean",
+    "skill_sd",
+    "human_skill_mean",
+    "human_skill_sd",
+    "participant_sd",
+    "diagnosis_interaction_sd",
+    "topic_sd",
+    "hardest_topic_effect",
+    "topic_interaction_sd",
+    "conversation_sd",
+    "drift_mean",
+    "drift_sd",
+    "participant_interaction_sd",
+    "conversation_interaction_sd",
+)
+
 #: A per-capability value as accepted by :class:`SimulationConfig`: one number for every
 #: capability, five numbers in the order of :data:`CAPABILITIES`, or a mapping by name.
 CapLike = float | Sequence[float] | Mapping[str, float]
@@ -315,22 +334,7 @@ class SimulationConfig:
                     f"got {self.participant_weights!r}"
                 )
             set_(self, "participant_weights", pw)
-        for fname in (
-            "skill_mean",
-            "skill_sd",
-            "human_skill_mean",
-            "human_skill_sd",
-            "participant_sd",
-            "diagnosis_interaction_sd",
-            "topic_sd",
-            "hardest_topic_effect",
-            "topic_interaction_sd",
-            "conversation_sd",
-            "drift_mean",
-            "drift_sd",
-            "participant_interaction_sd",
-            "conversation_interaction_sd",
-        ):
+        for fname in _CAP_FIELDS:
             vec = _cap_vector(fname, getattr(self, fname))
             if fname.endswith("_sd") and min(vec) < 0:
                 raise ValueError(f"{fname} must be >= 0; got {vec!r}")
@@ -447,7 +451,7 @@ class SimulationConfig:
                 out[f.name] = dict(zip(BINARY_TASKS, val))
             elif f.name == "survey_offset":
                 out[f.name] = dict(zip(SURVEY_QUESTIONS, val))
-            elif isinstance(val, tuple) and len(val) == 5 and f.name not in ("diagnosis_counts",):
+            elif f.name in _CAP_FIELDS:
                 out[f.name] = dict(zip(CAPABILITIES, val))
             elif isinstance(val, tuple):
                 out[f.name] = list(val)
