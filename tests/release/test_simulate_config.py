@@ -5,8 +5,13 @@ Complements tests/release/test_simulate.py (which checks the planted truth from 
 
 from __future__ import annotations
 
+import math
+
+import pytest
+
 from attunestats.release.simulate import (
     SimulationConfig,
+    icc_sd,
     simulate_documents,
     truth_from_file,
 )
@@ -29,3 +34,42 @@ def test_participant_weights_round_trip_when_there_are_five_participants(tmp_pat
     eff = truth_from_file(docs.write(tmp_path / "rel"))
     assert eff.config == cfg
     assert simulate_documents(cfg, rng=2, effects=eff).files() == docs.files()
+
+
+@pytest.mark.parametrize(
+    ("value", "match"),
+    [
+        (1.0, r"participant_weights must be 11 positive numbers; got 1\.0"),
+        (("a",) * 11, r"participant_weights must be 11 positive numbers; got \('a'"),
+        ((1.0,) * 10 + (-1.0,), r"participant_weights must be 11 positive numbers"),
+        ((1.0,) * 10 + (math.nan,), r"participant_weights must be 11 positive numbers"),
+    ],
+)
+def test_bad_participant_weights_name_the_parameter(value, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        SimulationConfig(participant_weights=value)
+
+
+@pytest.mark.parametrize(
+    ("icc", "residual_sd", "match"),
+    [
+        (-0.1, 0.3, r"icc must be a number in \[0, 1\); got -0\.1"),
+        (1.0, 0.3, r"icc must be a number in \[0, 1\); got 1\.0"),
+        (math.nan, 0.3, r"icc must be a number in \[0, 1\); got nan"),
+        ("0.5", 0.3, r"icc must be a number in \[0, 1\); got '0\.5'"),
+        (True, 0.3, r"icc must be a number in \[0, 1\); got True"),
+        (0.5, 0.0, r"residual_sd must be a finite number > 0; got 0\.0"),
+        (0.5, -0.3, r"residual_sd must be a finite number > 0; got -0\.3"),
+        (0.5, math.inf, r"residual_sd must be a finite number > 0; got inf"),
+        (0.5, "0.3", r"residual_sd must be a finite number > 0; got '0\.3'"),
+    ],
+)
+def test_icc_sd_rejects_bad_values_naming_them(icc, residual_sd, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        icc_sd(icc, residual_sd)
+
+
+def test_icc_sd_gives_the_latent_icc():
+    for icc in (0.0, 0.1, 0.5, 0.9):
+        sd = icc_sd(icc, 0.3)
+        assert sd**2 / (sd**2 + 0.3**2) == pytest.approx(icc, abs=1e-12)

@@ -108,6 +108,11 @@ _CAP_FIELDS: tuple[str, ...] = (
 CapLike = float | Sequence[float] | Mapping[str, float]
 
 
+def _is_real(value: Any) -> bool:
+    """A real number (int or float, numpy ones too), not a bool."""
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+
+
 def _cap_vector(name: str, value: Any, keys: Sequence[str] = CAPABILITIES) -> tuple[float, ...]:
     """Normalise a scalar, a sequence or a mapping by key to a tuple of floats."""
     n = len(keys)
@@ -327,7 +332,15 @@ class SimulationConfig:
             )
         set_(self, "diagnosis_counts", tuple(int(v) for v in dc))
         if self.participant_weights is not None:
-            pw = tuple(float(v) for v in self.participant_weights)
+            pw_in = self.participant_weights
+            if (
+                not isinstance(pw_in, Sequence)
+                or isinstance(pw_in, str)
+                or not all(_is_real(v) for v in pw_in)
+            ):
+                pw: tuple[float, ...] = ()
+            else:
+                pw = tuple(float(v) for v in pw_in)
             if len(pw) != self.n_participants or not all(math.isfinite(v) and v > 0 for v in pw):
                 raise ValueError(
                     f"participant_weights must be {self.n_participants} positive numbers; "
@@ -504,10 +517,11 @@ def icc_sd(icc: float, residual_sd: float) -> float:
     >>> round(icc_sd(0.5, 0.4), 6)
     0.4
     """
-    if not 0.0 <= float(icc) < 1.0:
-        raise ValueError(f"icc must be in [0, 1); got {icc!r}")
-    if not residual_sd > 0:
-        raise ValueError(f"residual_sd must be > 0; got {residual_sd!r}")
+    if not _is_real(icc) or not 0.0 <= float(icc) < 1.0:
+        raise ValueError(f"icc must be a number in [0, 1); got {icc!r}")
+    if not _is_real(residual_sd) or not 0.0 < float(residual_sd) < math.inf:
+        raise ValueError(f"residual_sd must be a finite number > 0; got {residual_sd!r}")
+    icc, residual_sd = float(icc), float(residual_sd)
     return float(residual_sd * math.sqrt(icc / (1.0 - icc)))
 
 
