@@ -39,8 +39,9 @@ Simulation from a clustered normal model (:class:`ContrastModel`, any mean metri
     tests each with the cluster-aware test of the design: the cluster-robust (CR1) t test of the
     pooled mean with ``G - 1`` degrees of freedom (``paired``; for equal cluster sizes identical
     to the t test on participant means), the difference of the pooled group means with
-    cluster-robust variances per group and ``G - 2`` degrees of freedom (``between``; for equal
-    cluster sizes and equal groups identical to the two-sample t test on participant means), or
+    cluster-robust variances on a residual scale pooled over the two groups and ``G - 2``
+    degrees of freedom (``between``; for equal cluster sizes identical to the pooled two-sample
+    t test on participant means, at any allocation), or
     the participant fixed-effects regression slope (participant-demeaned OLS, ``n - G - 1``
     degrees of freedom; ``within``), exact for this random-intercept model (a participant x
     contrast random slope, not modelled here, would need a cluster-robust variance);

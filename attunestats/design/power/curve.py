@@ -110,13 +110,23 @@ def _cluster_test(
         est, se = _cr1_mean(y, codes, g)
         return est, se, g - 1.0
     if design == "between":
-        parts = []
+        # pooled group means; CR1 variances with the residual scale pooled over the two groups
+        # (sum_c s_c^2 / (G - 2), s_c a cluster's residual total), so that with equal cluster
+        # sizes this is the pooled two-sample t on participant means (exact, G - 2 df) at any
+        # allocation; per-group scales with G - 2 df over-reject with unequal groups
+        means, counts, q = [], [], 0.0
         for sel in (x, ~x):
             yy, cc = y[sel], codes[sel]
             uc, cc = np.unique(cc, return_inverse=True)
-            parts.append(_cr1_mean(yy, cc, len(uc)))
-        (m1, s1), (m0, s0) = parts
-        return m1 - m0, math.sqrt(s1**2 + s0**2), g - 2.0
+            mean = float(yy.mean())
+            q += float(np.sum(np.bincount(cc, weights=yy - mean, minlength=len(uc)) ** 2))
+            means.append(mean)
+            counts.append((len(uc), yy.size))
+        if g < 3:
+            return means[0] - means[1], math.nan, math.nan
+        scale = q / (g - 2.0)
+        var = sum(scale * gk / nk**2 for gk, nk in counts)
+        return means[0] - means[1], math.sqrt(var), g - 2.0
     # within: participant fixed-effects slope (participant-demeaned OLS), n - G - 1 df
     xf = x.astype(float)
     if clustered:
