@@ -191,7 +191,12 @@ def power_curve_replicate(config: Mapping[str, Any], rng: RNGLike) -> pd.DataFra
 def _bootstrap_entries(
     y: np.ndarray, codes: np.ndarray, config: Mapping[str, Any], rng: np.random.Generator
 ) -> list[tuple[float, float, float, float, float]]:
-    """Cluster-bootstrap p-values of the paired mean at every effect (same resamples)."""
+    """Cluster-bootstrap p-values of the paired mean at every effect (same resamples).
+
+    Two-sided: :func:`attunestats.inference.compare.bootstrap_pvalue`; ``greater`` / ``less``
+    (``config["alternative"]``): the share of the null-centred distribution at or beyond the
+    estimate on that side, ``(1 + #) / (B + 1)``.
+    """
     from attunestats.inference.bootstrap import cluster_bootstrap_mean
     from attunestats.inference.compare import bootstrap_pvalue
 
@@ -201,10 +206,18 @@ def _bootstrap_entries(
     est0 = float(boot.estimate[0])
     se = float(boot.standard_error[0])
     dist0 = boot.bootstrap_distribution[:, 0]
+    alternative = config.get("alternative", "two-sided")
+    null = dist0[np.isfinite(dist0)] - est0  # the distribution centred at the null
     out = []
     for d in config["effects"]:
         d = float(d)
-        p = float(bootstrap_pvalue((dist0 + d)[:, None], np.array([est0 + d]))[0])
+        if alternative == "two-sided":
+            p = float(bootstrap_pvalue((dist0 + d)[:, None], np.array([est0 + d]))[0])
+        elif not math.isfinite(est0) or null.size == 0:
+            p = math.nan
+        else:
+            beyond = null >= est0 + d if alternative == "greater" else null <= est0 + d
+            p = (1.0 + float(np.sum(beyond))) / (null.size + 1.0)
         out.append((est0, se, math.nan, d, p))
     return out
 
