@@ -41,7 +41,12 @@ conversation has one turn). The linear predictor of predictor ``m`` at turn ``j`
     eta[m, k, j, c] = theta[m, c] + u[p, c] + delta[g, c] + gamma[m, g, c] + v[t, c]
                       + topic_interaction[m, t, c] + w[k, c] + beta[m, c] * x[k, j]
 
-and for the conversation-level (holistic) outcomes the same without ``beta * x``.
+and for the conversation-level (holistic) outcomes the same without ``beta * x``. The
+misspecification options of :class:`SimulationConfig` add predictor x participant interactions
+``participant_interaction[m, p, c]``, predictor x conversation interactions ``wi[m, k, c]`` and,
+for behaviour only, a per-turn overdispersion noise ``binary_noise[m, k, j]``; ``truth.json``
+records each when planted (``participant_interaction``; ``conversations[k].wi`` and
+``conversations[k].binary_noise``) and its ``linear_predictor`` names them.
 
 Outcomes (``L(a) = 1 / (1 + exp(-a))``; "unit" = one scored decision):
 

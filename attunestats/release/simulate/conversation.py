@@ -7,7 +7,7 @@ conversation ``k`` (stream ``(2, k)``) and assembles the run documents (spec 1.6
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -90,6 +90,10 @@ class _Context:
     rates: dict[str, float]
     missing_run_turns: list[list[Any]]
     delta_runs: list[list[str]]
+    #: conversation id -> the extensions' draws of that conversation, for truth.json:
+    #: ``"wi"`` (P, C) predictor x conversation interactions, ``"binary_noise"`` (P, nt) the
+    #: overdispersion noise of the behaviour logit (each only when planted)
+    extension_draws: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
 
 
 def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -120,7 +124,9 @@ def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[
             base = base + eff.participant_interaction[:, p, :]
         wi_sd = np.array(cfg.conversation_interaction_sd)
         if wi_sd.max() > 0:
-            base = base + wi_sd * ext.standard_normal(base.shape)
+            wi = wi_sd * ext.standard_normal(base.shape)
+            ctx.extension_draws.setdefault(cid, {})["wi"] = wi
+            base = base + wi
     else:
         ext = None
     x = _turn_position(nt)
@@ -128,7 +134,9 @@ def _simulate_conversation(ctx: _Context, k: int) -> tuple[dict[str, Any], list[
     eta_behaviour = eta
     if ext is not None and cfg.binary_overdispersion_sd > 0:  # shared by a turn's judgements
         eta_behaviour = eta.copy()
-        eta_behaviour[:, :, _BEH] += cfg.binary_overdispersion_sd * ext.standard_normal((P, nt))
+        noise = cfg.binary_overdispersion_sd * ext.standard_normal((P, nt))
+        ctx.extension_draws.setdefault(cid, {})["binary_noise"] = noise
+        eta_behaviour[:, :, _BEH] += noise
     om_quality = float(eff.original_model_quality[om]) + 0.7 * float(rng.standard_normal())
 
     gt = _ground_truth(rng, nt, topic, float(eff.participant_distress[p]), om_quality, R)

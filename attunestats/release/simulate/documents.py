@@ -222,6 +222,25 @@ def _probability_models(cfg: SimulationConfig) -> dict[str, Any]:
     }
 
 
+def _linear_predictor(cfg: SimulationConfig, eff: TrueEffects) -> str:
+    """The formula of ``eta`` in truth.json, with the terms of the extensions that are planted."""
+    out = (
+        "eta[m, k, j, c] = theta[m, c] + u[p(k), c] + delta[g(p(k)), c] + "
+        "gamma[m, g(p(k)), c] + v[t(k), c] + topic_interaction[m, t(k), c] + w[k, c] + "
+        "beta[m, c] * x[k, j]"
+    )
+    if eff.participant_interaction is not None:
+        out += " + participant_interaction[m, p(k), c]"
+    if max(cfg.conversation_interaction_sd) > 0:
+        out += " + wi[m, k, c] (conversations[k].wi)"
+    if cfg.binary_overdispersion_sd > 0:
+        out += (
+            "; for behaviour also + binary_noise[m, k, j] (conversations[k].binary_noise, "
+            "one value per turn)"
+        )
+    return out
+
+
 def _truth_document(
     cfg: SimulationConfig, seed: int, eff: TrueEffects, st: _Structure, ctx: _Context
 ) -> dict[str, Any]:
@@ -239,6 +258,13 @@ def _truth_document(
             "original_model": eff.original_models[int(st.om[k])],
             "w": _by_cap(st.w[k]),
         }
+        draws = ctx.extension_draws.get(cid, {})
+        if "wi" in draws:  # only written when planted
+            conv[cid]["wi"] = {m: _by_cap(draws["wi"][i]) for i, m in enumerate(preds)}
+        if "binary_noise" in draws:
+            conv[cid]["binary_noise"] = {
+                m: [float(v) for v in draws["binary_noise"][i]] for i, m in enumerate(preds)
+            }
     doc = {
         "format": TRUTH_FORMAT,
         "simulated": True,
@@ -253,11 +279,7 @@ def _truth_document(
             "definition": "x = (turn - 1) / (n_turns - 1); 0.5 when n_turns == 1",
             "enters": "beta[m, c] * x for turn-level capabilities; absent for holistic",
         },
-        "linear_predictor": (
-            "eta[m, k, j, c] = theta[m, c] + u[p(k), c] + delta[g(p(k)), c] + "
-            "gamma[m, g(p(k)), c] + v[t(k), c] + topic_interaction[m, t(k), c] + w[k, c] + "
-            "beta[m, c] * x[k, j]"
-        ),
+        "linear_predictor": _linear_predictor(cfg, eff),
         "predictors": {
             m: {"kind": eff.kinds[i], "display_name": eff.display_names[i]}
             for i, m in enumerate(preds)
@@ -371,8 +393,10 @@ def simulate_documents(
     predictors, theta, beta, mu, sd, skill_correlation, participants, u, diagnosis_groups,
     delta, gamma, topics, v, hardest_topic, hardest_topic_effect, hardest_topic_realised,
     topic_interaction, original_models, conversations, human_raters, probability_models,
-    messiness, messiness_rates, missing_run_turns, delta_strategy_runs``. Per-capability values
-    are mappings by capability name; nothing is rounded.
+    messiness, messiness_rates, missing_run_turns, delta_strategy_runs``, plus
+    ``participant_interaction`` and each conversation's ``wi`` and ``binary_noise`` when those
+    extensions are planted. Per-capability values are mappings by capability name; nothing is
+    rounded.
 
     Examples
     --------
