@@ -44,10 +44,17 @@ def design_effect(cluster_size: Any, icc: Any, *, cv: float = 0.0) -> Any:
     r = _as_float_array("icc", icc, low=0.0)
     if np.any(r > 1):
         raise ValueError(f"icc must lie in [0, 1]; got {icc!r}")
-    if isinstance(cv, bool) or not isinstance(cv, int | float) or not 0 <= cv < math.inf:
-        raise ValueError(f"cv must be a finite number >= 0; got {cv!r}")
+    cv = _check_cv(cv)
     out = 1.0 + ((cv**2 + 1.0) * m - 1.0) * r
     return float(out[0]) if np.ndim(cluster_size) == 0 and np.ndim(icc) == 0 else out
+
+
+def _check_cv(cv: Any) -> float:
+    """The coefficient of variation of cluster sizes: a finite number >= 0."""
+    ok = not isinstance(cv, bool) and isinstance(cv, int | float | np.integer | np.floating)
+    if not (ok and 0 <= cv < math.inf):
+        raise ValueError(f"cv must be a finite number >= 0; got {cv!r}")
+    return float(cv)
 
 
 def _variance_factor(
@@ -156,8 +163,11 @@ def analytic_power(
     _check_choice("alternative", alternative, ALTERNATIVES)
     _check_choice("method", method, ("z", "t"))
     alpha = _check_prob("alpha", alpha)
-    if not (isinstance(sd, int | float) and math.isfinite(sd) and sd > 0):
+    if isinstance(sd, bool) or not isinstance(sd, int | float | np.integer | np.floating):
+        raise TypeError(f"sd must be a number; got {sd!r}")
+    if not (math.isfinite(sd) and sd > 0):
         raise ValueError(f"sd must be a positive number; got {sd!r}")
+    cv = _check_cv(cv)
     icc = _check_prob("icc", icc, open_low=False)
     allocation = _check_prob("allocation", allocation)
     eff = _as_float_array("effect", effect)
@@ -176,7 +186,7 @@ def analytic_power(
                 "design='within' needs n_conversations >= n_participants + 2 (a contrast within "
                 "participants)"
             )
-    var, df = _variance_factor(design, n, p, icc, float(cv), allocation)
+    var, df = _variance_factor(design, n, p, icc, cv, allocation)
     ncp = eff / (float(sd) * np.sqrt(var))
     out = _power_from_ncp(ncp, np.broadcast_to(df, ncp.shape), alpha, alternative, method)
     scalar = all(
