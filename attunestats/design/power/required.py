@@ -73,7 +73,7 @@ __all__ = [
 
 _SOLVABLE = ("paired", "between")
 _MAX_PARTICIPANTS = 1_000_000
-_MAX_CONVERSATIONS = 100_000
+_MAX_CONVERSATIONS = 2**40
 
 
 def _check_int(name: str, value: Any, low: int) -> int:
@@ -284,7 +284,9 @@ def required_conversations(
     low, high = 0, 1  # power(0) := 0
     while _power(d, s, p, high, opts) < target:
         low, high = high, high * 2
-        if high > _MAX_CONVERSATIONS:
+        if high > min(_MAX_CONVERSATIONS, 2**62 // p):
+            # the cap is above the target, so some m reaches it; only when the gap is below
+            # floating-point resolution does no representable m (then: unreachable)
             return None
     while high - low > 1:
         mid = (low + high) // 2
