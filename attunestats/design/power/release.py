@@ -242,6 +242,8 @@ def release_power(
     )  # fmt: skip
     frame = _run(study, out, {"executor": executor, "n_workers": n_workers,
                               "scheduler": scheduler, "progress": progress})  # fmt: skip
+    # ``out`` may hold an earlier, longer run of the same study: keep the releases asked for
+    frame = frame[frame["replicate"] < n_simulations].reset_index(drop=True)
     table = summarise_power(frame, alpha=alpha)
     keys = ["n_conversations", "n_participants", "logit_difference"]
     eff = frame.groupby(keys)["estimate"].agg(["mean", "std", "count"]).reset_index()
