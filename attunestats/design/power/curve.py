@@ -263,8 +263,9 @@ def summarise_power(
     ``estimate0, standard_error, df``; power at any ``effects``) or rows with a ``reject`` column
     (bootstrap and release studies, grouped by their settings).
     """
+    confidence_level = _check_prob("confidence_level", confidence_level)
     study = frame.attrs.get("study", {}).get("study", {}).get("config", {})
-    alpha = float(alpha if alpha is not None else study.get("alpha", 0.05))
+    alpha = _check_prob("alpha", alpha if alpha is not None else study.get("alpha", 0.05))
     alternative = alternative or study.get("alternative", "two-sided")
     keys = [c for c in ("n_conversations", "n_participants") if c in frame.columns]
     rows = []

@@ -53,6 +53,9 @@ def summarise_coverage(
     """
     from scipy import stats
 
+    ok = not isinstance(confidence_level, bool) and isinstance(confidence_level, int | float)
+    if not (ok and 0 < confidence_level < 1):
+        raise ValueError(f"confidence_level must lie in (0, 1); got {confidence_level!r}")
     needed = {"replicate", "covered", *by}
     missing = sorted(needed - set(frame.columns))
     if missing:
