@@ -73,3 +73,22 @@ def test_icc_sd_gives_the_latent_icc():
     for icc in (0.0, 0.1, 0.5, 0.9):
         sd = icc_sd(icc, 0.3)
         assert sd**2 / (sd**2 + 0.3**2) == pytest.approx(icc, abs=1e-12)
+
+
+def test_redraw_participants_checks_its_arguments():
+    import numpy as np
+
+    from attunestats.release.simulate import draw_effects, redraw_participants
+
+    eff = draw_effects(SimulationConfig(), rng=1)
+    # a numpy integer is an integer, as everywhere else in the simulator
+    new = redraw_participants(eff, rng=2, n_participants=np.int64(40))
+    assert len(new.participants) == 40 and new.config.n_participants == 40
+    assert new.u.shape == (40, 5)
+    for bad in (0, -3, 2.5, True, "40"):
+        with pytest.raises(
+            ValueError, match=f"n_participants must be a positive integer; got {bad!r}"
+        ):
+            redraw_participants(eff, rng=2, n_participants=bad)
+    with pytest.raises(TypeError, match="effects must be a TrueEffects; got str"):
+        redraw_participants("truth.json", rng=2)

@@ -353,16 +353,19 @@ def redraw_participants(
     """
     from dataclasses import replace
 
+    if not isinstance(effects, TrueEffects):
+        raise TypeError(f"effects must be a TrueEffects; got {type(effects).__name__}")
+    if n_participants is not None and (
+        isinstance(n_participants, bool)
+        or not isinstance(n_participants, int | np.integer)
+        or n_participants < 1
+    ):
+        raise ValueError(f"n_participants must be a positive integer; got {n_participants!r}")
     cfg = effects.config
     weights = effects.participant_weights
     participants = effects.participants
     if n_participants is not None and n_participants != cfg.n_participants:
-        if (
-            isinstance(n_participants, bool)
-            or not isinstance(n_participants, int)
-            or (n_participants < 1)
-        ):
-            raise ValueError(f"n_participants must be a positive integer; got {n_participants!r}")
+        n_participants = int(n_participants)
         share = cfg.n_outlier_participants / cfg.n_participants  # outliers keep their share
         cfg = replace(cfg, n_participants=n_participants, participant_weights=None,
                       n_outlier_participants=int(round(share * n_participants)))  # fmt: skip
