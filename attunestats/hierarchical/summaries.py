@@ -47,8 +47,30 @@ def _check_fit(fit: Any, ci_prob: Any, accept: Any) -> str:
 FAILED = "diagnostics failed"
 
 
-def _finish(df: pd.DataFrame, fit: FitResult, warning: str) -> pd.DataFrame:
+#: What each summary estimates (its ``estimand`` column); participants, topics, conversations
+#: and items are random effects, so quantities "in the population" are about new participants.
+ESTIMANDS = {
+    "parameter_summary": "the model's parameters (participants, topics, conversations and "
+    "items as random effects)",
+    "variance_decomposition": "variance components of the populations of participants, topics, "
+    "conversations and items (latent logit scale)",
+    "topic_effects": "these topics' effects relative to the average observed topic",
+    "predictor_effects": "each predictor's effect in the population of participants, averaged "
+    "over diagnosis groups in proportion to their conversations",
+    "diagnosis_contrasts": "differences between diagnosis groups in the population of participants",
+    "turn_drift": "change from the first to the last turn in the population of participants",
+    "posterior_predictive_check": "none (a model check: observed statistics against their "
+    "posterior predictive distribution)",
+}
+
+
+def _finish(df: pd.DataFrame, fit: FitResult, warning: str, summary: str) -> pd.DataFrame:
     df = df.reset_index(drop=True)
+    df["estimand"] = ESTIMANDS[summary]
+    df["method"] = (
+        f"hierarchical Bayesian model ({fit.model.spec}), {fit.sampler} MCMC, "
+        f"{fit.chains} x {fit.draws} draws: posterior means and equal-tailed intervals"
+    )
     df["outcome"] = fit.model.outcome
     df["simulated"] = fit.simulated
     df["diagnostics"] = "passed" if fit.passed else FAILED
@@ -183,7 +205,7 @@ def parameter_summary(
             )
     df = pd.DataFrame(rows)
     df["ci_prob"] = float(ci_prob)
-    return _finish(df, fit, warning)
+    return _finish(df, fit, warning, "parameter_summary")
 
 
 # --------------------------------------------------------------------------------------------
@@ -248,7 +270,7 @@ def variance_decomposition(
         rows.append(row)
     df = pd.DataFrame(rows)
     df["ci_prob"] = float(ci_prob)
-    return _finish(df, fit, warning)
+    return _finish(df, fit, warning, "variance_decomposition")
 
 
 # --------------------------------------------------------------------------------------------
@@ -310,7 +332,7 @@ def topic_effects(
         frames.append(df.sort_values("mean", kind="stable"))
     out = pd.concat(frames, ignore_index=True)
     out["ci_prob"] = float(ci_prob)
-    return _finish(out, fit, warning)
+    return _finish(out, fit, warning, "topic_effects")
 
 
 # --------------------------------------------------------------------------------------------
@@ -409,7 +431,7 @@ def predictor_effects(
         }
     ).sort_values("adjusted_mean", ascending=False, kind="stable")
     df["ci_prob"] = float(ci_prob)
-    return _finish(df, fit, warning)
+    return _finish(df, fit, warning, "predictor_effects")
 
 
 def diagnosis_contrasts(
@@ -470,7 +492,7 @@ def diagnosis_contrasts(
             )
     df = pd.DataFrame(rows)
     df["ci_prob"] = float(ci_prob)
-    return _finish(df, fit, warning)
+    return _finish(df, fit, warning, "diagnosis_contrasts")
 
 
 def turn_drift(
@@ -520,7 +542,7 @@ def turn_drift(
         }
     )
     df["ci_prob"] = float(ci_prob)
-    return _finish(df, fit, warning)
+    return _finish(df, fit, warning, "turn_drift")
 
 
 # --------------------------------------------------------------------------------------------
@@ -662,4 +684,4 @@ def posterior_predictive_check(
     df = pd.DataFrame(rows)
     df["n_draws"] = len(idx)
     df["ci_prob"] = float(ci_prob)
-    return _finish(df, fit, warning)
+    return _finish(df, fit, warning, "posterior_predictive_check")

@@ -226,3 +226,29 @@ def test_one_chain_fails_the_gate_saying_r_hat_is_undefined():
     f = handmade_fit(H.behaviour_model(pan.data, pan.design), chains=1, draws=60)
     f = replace(f, failures=("a: r_hat undefined",), passed=False)
     assert "One chain has no R-hat" in f.failure_message()
+
+
+def test_every_summary_names_its_estimand_and_method():
+    """Every table built from a fit says what it estimates and how (the package's rule); a
+    topic effect is about the topics drawn, a predictor effect about the population of
+    participants."""
+    from attunestats.hierarchical import summaries as S
+
+    pan = simulate_panel("binomial", rng=4, **SMALL)
+    f = handmade_fit(H.behaviour_model(pan.data, pan.design))
+    frames = {
+        "parameter_summary": S.parameter_summary(f),
+        "variance_decomposition": S.variance_decomposition(f),
+        "topic_effects": S.topic_effects(f),
+        "predictor_effects": S.predictor_effects(f),
+        "diagnosis_contrasts": S.diagnosis_contrasts(f),
+        "turn_drift": S.turn_drift(f),
+        "posterior_predictive_check": S.posterior_predictive_check(f, rng=1),
+    }
+    for name, frame in frames.items():
+        assert {"estimand", "method"} <= set(frame.columns), name
+        assert (frame["method"].str.contains("MCMC") & frame["method"].str.contains(
+            "equal-tailed")).all(), name  # fmt: skip
+    assert frames["predictor_effects"]["estimand"].str.contains("population of participants").all()
+    assert frames["topic_effects"]["estimand"].str.contains("these topics").all()
+    assert frames["posterior_predictive_check"]["estimand"].str.startswith("none").all()
