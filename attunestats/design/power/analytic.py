@@ -226,6 +226,13 @@ def analytic_mde(
             - power
         )
 
+    at_zero = gap(0.0)  # the power at effect 0 is the size of the test
+    if at_zero >= 0:
+        alpha = options.get("alpha", 0.05)
+        raise ValueError(
+            f"power must exceed alpha, the power at effect 0 (any effect reaches a lower target); "
+            f"got power {power:g}, alpha {alpha:g}"
+        )
     high = float(sd)
     while gap(high) < 0:
         high *= 2.0

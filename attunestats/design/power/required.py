@@ -512,6 +512,11 @@ def sample_size(
     d = _check_positive("effect", c["effect"])
     s = _check_positive("sd", c["sd"])
     target = _check_prob("power", power)
+    if target <= opts["alpha"]:
+        raise ValueError(
+            f"power must exceed alpha, the power at effect 0 (any effect reaches a lower target); "
+            f"got power {target:g}, alpha {opts['alpha']:g}"
+        )
     ms = [_check_int("conversations_per_participant", m, 1) for m in conversations_per_participant]
     low = 3 if opts["design"] == "between" else 2
     ps = [_check_int("n_participants", p, low) for p in n_participants]
