@@ -309,3 +309,44 @@ def test_scenario_output_depends_on_the_seed_only():
     assert outs[0] == outs[1]
     a, b, c = outs[0]
     assert a == b != c
+
+
+# ------------------------------------------------------------------------------------------
+# every scenario writes a release the loader reads without a single warning
+# ------------------------------------------------------------------------------------------
+_SCENARIO_OVERRIDES = {
+    "participant x predictor": dict(
+        participant_interaction_sd=icc_sd(0.5, 0.3), conversation_interaction_sd=0.3
+    ),
+    "t3 participants": dict(participant_distribution="t3"),
+    "outlying participants": dict(participant_distribution="outliers", n_outlier_participants=2),
+    "overdispersed binary": dict(binary_overdispersion_sd=0.5),
+    "unequal conversations": dict(participant_weights=tuple(1.0 / (p + 1.0) for p in range(11))),
+    "random diagnosis": dict(diagnosis_assignment="random"),
+}
+
+
+@pytest.mark.parametrize("scenario", sorted(_SCENARIO_OVERRIDES))
+def test_scenario_releases_load_strictly(scenario, tmp_path):
+    import json
+
+    from attunestats.release.load import load_release
+
+    cfg = SimulationConfig(n_conversations=12, messiness=0.0, **_SCENARIO_OVERRIDES[scenario])
+    docs = _simulate(cfg, 70)
+    out = docs.write(tmp_path / "rel")
+    release = load_release(out, strict=True)
+    assert not release.report.warnings
+    assert len(list((out / "conversations").glob("conversation_*.json"))) == 12
+    assert sorted(p.name for p in (out / "runs").iterdir()) == sorted(docs.runs)
+    conv = json.loads((out / "conversations" / "conversation_5.json").read_text("utf-8"))
+    assert conv["conversationId"] == "5" and conv["metadata"]["turnCount"] == len(conv["turns"])
+    run = json.loads((out / "runs" / "sim-model-01" / "conversation_5.json").read_text("utf-8"))
+    assert run["source_file"] == "conversation_5.json" and run["em_model"] == "sim-model-01"
+    assert all(
+        v in ("yes", "no", "na")
+        for rt in run["turns"]
+        for v in rt["em_binary_om_assessment"].values()
+    )
+    truth = json.loads((out / "truth.json").read_text("utf-8"))
+    assert SimulationConfig.from_dict(truth["config"]) == cfg
