@@ -570,7 +570,8 @@ def power_curve(
                 )
     grid = grid_cells(ns, ps)
     effects_arr = _as_float_array("effects", model.effect if effects is None else effects)
-    for name, v, low in (("n_simulations", n_simulations, 2), ("batch_size", batch_size, 1)):
+    for name, v, low in (("n_simulations", n_simulations, 2), ("batch_size", batch_size, 1),
+                         ("n_resamples", n_resamples, 2)):  # fmt: skip
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < low:
             raise ValueError(f"{name} must be an integer >= {low}; got {v!r}")
     batch = min(int(batch_size), int(n_simulations))

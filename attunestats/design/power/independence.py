@@ -78,8 +78,11 @@ def reliability_at(
     n = _as_int_array("n_conversations", n_conversations, 1).astype(float)[:, None]
     s2 = _as_float_array("skill_sd", skill_sd, low=0.0) ** 2
     e2 = _as_float_array("noise_sd", noise_sd, low=0.0) ** 2
-    if design_effect < 1:
-        raise ValueError(f"design_effect must be >= 1; got {design_effect!r}")
+    ok = not isinstance(design_effect, bool) and isinstance(
+        design_effect, int | float | np.integer | np.floating
+    )
+    if not (ok and 1 <= design_effect < math.inf):
+        raise ValueError(f"design_effect must be a finite number >= 1; got {design_effect!r}")
     return s2 / (s2 + e2 * float(design_effect) / n)
 
 
@@ -148,6 +151,9 @@ def independence_power_curve(
     :func:`fit_independence_noise`.
     """
     alpha = _check_prob("alpha", alpha)
+    for name, v in (("n_simulations", n_simulations), ("batch_size", batch_size)):
+        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
+            raise ValueError(f"{name} must be an integer >= 1; got {v!r}")
     ns = _as_int_array("n_conversations", n_conversations, 1)
     rel = reliability_at(ns, skill_sd=skill_sd, noise_sd=noise_sd, design_effect=design_effect)
     rel = np.nanmean(rel, axis=1)

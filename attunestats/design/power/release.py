@@ -223,6 +223,8 @@ def release_power(
     base_difference = float(np.mean(theta[0, cap_idx] - theta[1, cap_idx]))
     if isinstance(n_simulations, bool) or not isinstance(n_simulations, int) or n_simulations < 2:
         raise ValueError(f"n_simulations must be an integer >= 2; got {n_simulations!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 2:
+        raise ValueError(f"n_resamples must be an integer >= 2; got {n_resamples!r}")
     study_config = {
         "simulation": config.to_dict(),
         "theta": theta.tolist(),

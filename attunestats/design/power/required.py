@@ -517,6 +517,10 @@ def sample_size(
             f"power must exceed alpha, the power at effect 0 (any effect reaches a lower target); "
             f"got power {target:g}, alpha {opts['alpha']:g}"
         )
+    for name, sizes in (("n_participants", n_participants),
+                        ("conversations_per_participant", conversations_per_participant)):  # fmt: skip
+        if len(sizes) == 0:
+            raise ValueError(f"{name} must list at least one size; got {sizes!r}")
     ms = [_check_int("conversations_per_participant", m, 1) for m in conversations_per_participant]
     low = 3 if opts["design"] == "between" else 2
     ps = [_check_int("n_participants", p, low) for p in n_participants]
