@@ -23,6 +23,7 @@ import pytest
 from scipy import stats
 
 from attunestats.release.simulate import (
+    CAPABILITIES,
     SimulationConfig,
     draw_effects,
     icc_sd,
@@ -350,3 +351,59 @@ def test_scenario_releases_load_strictly(scenario, tmp_path):
     )
     truth = json.loads((out / "truth.json").read_text("utf-8"))
     assert SimulationConfig.from_dict(truth["config"]) == cfg
+
+
+# ------------------------------------------------------------------------------------------
+# planted population effects follow their configured laws
+# ------------------------------------------------------------------------------------------
+def _normal_law_ok(x, mean, sd, *, n_tests):
+    """x: independent draws said to be N(mean, sd^2): z of the mean and chi-square of the
+    sum of squares around the known mean, each at level ALPHA / n_tests."""
+    x = np.asarray(x, dtype=float).ravel()
+    if sd == 0:
+        return bool(np.all(x == mean))
+    z = (x.mean() - mean) / (sd / math.sqrt(x.size))
+    q = (((x - mean) / sd) ** 2).sum()
+    a = ALPHA / n_tests
+    return abs(z) < stats.norm.isf(a / 2) and (
+        stats.chi2.ppf(a / 2, x.size) < q < stats.chi2.isf(a / 2, x.size)
+    )
+
+
+def test_population_effects_follow_the_configured_laws():
+    """Skills, drift, participant, diagnosis, topic (with the hardest topic) and interaction
+    effects over 200 draws of the paper scenario, against the configured means and sds."""
+    cfg = SimulationConfig()
+    draws = [draw_effects(cfg, rng=s) for s in range(200)]
+    nm = cfg.n_models
+    checks = []
+    for c in range(5):
+        theta_m = [e.theta[:nm, c] for e in draws]
+        theta_h = [e.theta[nm:, c] for e in draws]
+        checks += [
+            ("theta models", c, theta_m, cfg.skill_mean[c], cfg.skill_sd[c]),
+            ("theta humans", c, theta_h, cfg.human_skill_mean[c], cfg.human_skill_sd[c]),
+            ("u", c, [e.u[:, c] for e in draws], 0.0, cfg.participant_sd[c]),
+            ("v others", c, [e.v[1:, c] for e in draws], 0.0, cfg.topic_sd[c]),
+            ("v hardest", c, [e.v[0, c] for e in draws], cfg.hardest_topic_effect[c],
+             cfg.topic_sd[c]),
+            ("gamma", c, [e.gamma[:, 1:, c] for e in draws], 0.0, cfg.diagnosis_interaction_sd[c]),
+            ("topic x predictor", c, [e.topic_interaction[:, :, c] for e in draws], 0.0,
+             cfg.topic_interaction_sd[c]),
+        ]  # fmt: skip
+        if CAPABILITIES[c] != "holistic":
+            checks.append(("beta", c, [e.beta[:, c] for e in draws], cfg.drift_mean[c],
+                           cfg.drift_sd[c]))  # fmt: skip
+    bad = [
+        (name, CAPABILITIES[c])
+        for name, c, x, mean, sd in checks
+        if not _normal_law_ok(
+            np.concatenate([np.ravel(v) for v in x]), mean, sd, n_tests=len(checks)
+        )  # fmt: skip
+    ]
+    assert not bad
+    hol = CAPABILITIES.index("holistic")
+    for e in draws:
+        assert not e.beta[:, hol].any() and not e.gamma[:, 0].any()
+        np.testing.assert_array_equal(e.delta[1:], np.array(cfg.diagnosis_effect))
+        assert not e.delta[0].any()
