@@ -233,11 +233,15 @@ class SimulationConfig:
     participant_distribution : {"normal", "t3", "outliers"}
         Law of the participant effects ``u``: normal; Student t with 3 df scaled to sd
         ``participant_sd`` (heavy tails); or normal with ``n_outlier_participants`` participants
-        shifted by ``outlier_shift`` (logit scale, in every capability's direction of worse).
+        shifted by ``outlier_shift`` participant sds (``u = participant_sd * (z - shift)``,
+        ``z ~ N(0, 1)``: in every capability's direction of worse; nothing for a capability
+        whose ``participant_sd`` is 0).
     n_outlier_participants : int
-        Number of outlying participants for ``participant_distribution="outliers"``.
+        Number of outlying participants for ``participant_distribution="outliers"`` (ignored
+        by the other laws).
     outlier_shift : float
-        Shift (in units of ``participant_sd``) of the outlying participants' effects.
+        Shift, in units of ``participant_sd`` (not on the logit scale), of the outlying
+        participants' effects.
     binary_overdispersion_sd : float
         Sd of a logit noise shared by the binary judgements of one predictor and turn:
         judgements are then overdispersed relative to the binomial the models assume.
