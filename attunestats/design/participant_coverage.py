@@ -375,7 +375,9 @@ def run_grid(
                                                            int(1000 * cfg["icc"])]).generate_state(1)[0]),
                            name=name)  # fmt: skip
         run_study(study, folder / f"{name}.parquet", executor=executor, n_workers=n_workers)
-        frames.append(read_study(folder / f"{name}.parquet"))
+        frame = read_study(folder / f"{name}.parquet")
+        # the file may hold an earlier, longer run of the cell: keep the replicates asked for
+        frames.append(frame[frame["replicate"] < n_replicates])
     summary = summarise(pd.concat(frames, ignore_index=True))
     summary.to_csv(folder / "summary.csv", index=False)
     return summary
