@@ -286,5 +286,7 @@ def run_scenarios(
                            rng=int(rng) + k, name=f"hierarchical recovery: {name}")  # fmt: skip
         path = Path(directory) / f"recovery-{k}.parquet"
         run_study(study, path, executor=executor, n_workers=n_workers, progress=progress)
-        frames.append(read_study(path))
+        frame = read_study(path)
+        # the file may hold an earlier, longer run of the scenario: keep the replicates asked for
+        frames.append(frame[frame["replicate"] < n_replicates])
     return summarise(pd.concat(frames, ignore_index=True))
