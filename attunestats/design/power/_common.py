@@ -28,7 +28,10 @@ def grid_cells(ns: Sequence[int], ps: Sequence[int | None]) -> list[list[int | N
     participant; a warning names the cells left out, an error says when none is left."""
     from attunestats.errors import AttunestatsWarning, warn
 
-    grid = [[int(n), None if p is None else int(p)] for n in ns for p in ps if p is None or n >= p]
+    # a size listed twice is one grid point (else its cell would be simulated, and counted, twice)
+    ns = list(dict.fromkeys(int(n) for n in ns))
+    ps = list(dict.fromkeys(None if p is None else int(p) for p in ps))
+    grid = [[n, p] for n in ns for p in ps if p is None or n >= p]
     skipped = [(int(n), int(p)) for n in ns for p in ps if p is not None and n < p]
     if not grid:
         raise ValueError(

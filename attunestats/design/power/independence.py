@@ -155,6 +155,7 @@ def independence_power_curve(
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
             raise ValueError(f"{name} must be an integer >= 1; got {v!r}")
     ns = _as_int_array("n_conversations", n_conversations, 1)
+    ns = np.asarray(list(dict.fromkeys(ns.tolist())), dtype=np.int64)  # a repeat is one point
     rel = reliability_at(ns, skill_sd=skill_sd, noise_sd=noise_sd, design_effect=design_effect)
     rel = np.nanmean(rel, axis=1)
     if not np.all((rel > 0) & np.isfinite(rel)):
