@@ -231,7 +231,15 @@ class _Store:
 
     # -- writing -------------------------------------------------------------------------------
     def write_part(self, replicate: int, frame: pd.DataFrame) -> None:
-        table = _to_table(frame, replicate, self.study.replicate_seed(replicate))
+        import pyarrow as pa
+
+        try:
+            table = _to_table(frame, replicate, self.study.replicate_seed(replicate))
+        except pa.ArrowException as err:
+            raise TypeError(
+                f"replicate {replicate} of study {self.study.name!r} returned a frame that "
+                f"cannot be stored as Parquet: {err}"
+            ) from err
         _write_table_atomic(table, self._part_path(replicate), sync_dir=False)
 
     def consolidate(self) -> int:
@@ -252,7 +260,11 @@ class _Store:
         if not parts and self.path.exists():
             return len(have)
         ids = sorted(have | set(parts))
-        merged = pa.concat_tables(tables, promote_options="permissive")
+        try:
+            merged = pa.concat_tables(tables, promote_options="permissive")
+        except (pa.ArrowTypeError, pa.ArrowInvalid) as err:
+            owners = [sorted(have)] * (len(tables) - len(parts)) + [[r] for r in parts]
+            raise TypeError(self._type_clash(tables, owners, err)) from err
         order = pc.sort_indices(merged, sort_keys=[("replicate", "ascending")])  # stable
         merged = merged.take(order)
         meta = {**self._manifest(), "n_replicates": len(ids)}
@@ -263,6 +275,33 @@ class _Store:
         for replicate in parts:
             self._part_path(replicate).unlink(missing_ok=True)
         return len(ids)
+
+    def _type_clash(self, tables: list[Any], owners: list[list[int]], err: Exception) -> str:
+        """Which columns the replicates return with types that cannot be combined, and where."""
+        import pyarrow as pa
+
+        seen: dict[str, dict[str, list[int]]] = {}
+        fields: dict[str, list[Any]] = {}
+        for table, reps in zip(tables, owners, strict=True):
+            for f in table.schema:
+                seen.setdefault(f.name, {}).setdefault(str(f.type), []).extend(reps)
+                fields.setdefault(f.name, []).append(f)
+        clashes = []
+        for name, kinds in seen.items():
+            if len(kinds) < 2:
+                continue
+            try:
+                pa.unify_schemas([pa.schema([f]) for f in fields[name]],
+                                 promote_options="permissive")  # fmt: skip
+            except (pa.ArrowTypeError, pa.ArrowInvalid):
+                where = "; ".join(f"{t} in replicates {sorted(r)}" for t, r in kinds.items())
+                clashes.append(f"column {name!r}: {where}")
+        detail = "; ".join(clashes) if clashes else str(err)
+        return (
+            f"the replicates of study {self.study.name!r} return columns of types that cannot be "
+            f"combined ({detail}); a replicate function must return the same columns with the "
+            f"same types every time (the replicates stay in {str(self.parts)!r})"
+        )
 
     def remove_parts(self) -> None:
         if not self.parts.exists():
