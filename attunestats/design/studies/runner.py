@@ -281,11 +281,16 @@ def _close(key: str, known: list[str]) -> str:
 def _check_value(key: str, value: Any, default: Any, kind: str) -> None:
     """Type from the default, range from the key's name (see :func:`check_config`)."""
     where = f"config key {key!r} of study kind {kind!r}"
-    if default is None or value is None:
-        if value is None and default is not None:
+    if value is None:
+        if default is not None:
             raise ValueError(f"{where} must not be null (default {default!r})")
         return
-    if isinstance(default, bool):
+    if default is None:
+        # no default type to follow (null: "not set"); a count must still be an integer >= 1
+        if not (key.startswith("n_") or key in _POSITIVE_INT):
+            return
+        ok, want = isinstance(value, int) and not isinstance(value, bool), "an integer"
+    elif isinstance(default, bool):
         ok = isinstance(value, bool)
         want = "true or false"
     elif isinstance(default, int):
