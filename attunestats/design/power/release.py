@@ -158,7 +158,7 @@ def release_power(
     metric : str
         Any conversation-level registry metric, pooled ones included.
     n_conversations, n_participants : int or sequence of int
-        The grid (``n >= p``).
+        The grid (``n >= p``; ``p >= 2`` with ``unit="participant"``).
     logit_differences : float, sequence or None
         Skill of predictor 0 minus predictor 1 on the metric's capability (every capability for
         a composite), logit scale: predictor 1's skill there is set to predictor 0's minus it
@@ -214,6 +214,12 @@ def release_power(
     theta = base.theta[rows]
     ns = _as_int_array("n_conversations", n_conversations, 2)
     ps = _as_int_array("n_participants", n_participants, 1)
+    if unit == "participant" and np.any(ps < 2):
+        # one participant: every participant resample is the release itself (p = 1 / (B + 1))
+        raise ValueError(
+            f"n_participants must be integers >= 2 with unit='participant'; got "
+            f"{[int(v) for v in ps]}"
+        )
     grid = grid_cells(ns, ps)
     if logit_differences is None:
         diffs: list[float | None] = [None]
