@@ -46,7 +46,8 @@ Simulation from a clustered normal model (:class:`ContrastModel`, any mean metri
     degrees of freedom; ``within``), exact for this random-intercept model (a participant x
     contrast random slope, not modelled here, would need a cluster-robust variance);
     ``test="bootstrap"`` uses the package's cluster bootstrap instead (``paired`` only: one
-    cluster bootstrap of the mean, two-sided bootstrap p-value of :mod:`attunestats.inference.compare`).
+    cluster bootstrap of the mean, two-sided bootstrap p-value of :mod:`attunestats.inference.compare`;
+    for ``alternative="greater"``/``"less"`` the one-sided share of the null-centred resamples).
     Every test here is shift-equivariant with a shift-invariant standard error, so each simulated
     dataset is drawn once under ``effect = 0`` and the power at any effect is read off the same
     datasets (common random numbers): curves are smooth in the effect and the minimum detectable
