@@ -39,18 +39,30 @@ def fit_independence_noise(matrix: Any) -> pd.DataFrame:
     """Between-model and per-conversation noise variance of each metric of a MetricMatrix.
 
     From :func:`attunestats.independence.capability_matrix`: the noise variance of a model mean
-    is the bootstrap variance (mean over models); times the number of resampling units it is the
-    per-conversation noise ``sigma^2``; the true-score variance is the variance of the estimates
-    across models minus the noise variance (floored at 0). Reliability at ``n`` conversations:
-    ``s^2 / (s^2 + sigma^2 / n)``.
+    is the bootstrap variance (mean over models); times the number of conversations it is the
+    per-conversation noise ``sigma^2`` (with ``unit="participant"`` an effective one that includes
+    the clustering: the design effect of this release's conversations per participant, so give
+    :func:`reliability_at` no further ``design_effect``); the true-score variance is the variance
+    of the estimates across models minus the noise variance (floored at 0). Reliability at ``n``
+    conversations: ``s^2 / (s^2 + sigma^2 / n)``.
     """
     est = np.asarray(matrix.estimate, dtype=float)
     dist = np.asarray(matrix.bootstrap_distribution, dtype=float)
     n_units = int(matrix.n_units)
+    weights = np.asarray(getattr(matrix, "weights", np.empty((0, 0))))
+    design = getattr(matrix, "design", None)
+    if weights.ndim == 2 and weights.shape[1] > 0:
+        n_conv = int(weights.shape[1])
+    elif design is not None:
+        n_conv = len(design)
+    else:
+        n_conv = n_units
     noise_var_mean = np.nanmean(np.nanvar(dist, axis=0, ddof=1), axis=0)  # (K,)
     between = np.var(est, axis=0, ddof=1)
     skill_var = np.maximum(between - noise_var_mean, 0.0)
-    sigma2 = noise_var_mean * n_units
+    # per conversation: the bootstrap variance of a mean of n_conv conversations, times n_conv
+    # (times the number of participants would describe a participant, not a conversation)
+    sigma2 = noise_var_mean * n_conv
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = skill_var / (skill_var + noise_var_mean)
     out = pd.DataFrame(
@@ -60,6 +72,7 @@ def fit_independence_noise(matrix: Any) -> pd.DataFrame:
             "skill_sd": np.sqrt(skill_var),
             "noise_sd": np.sqrt(sigma2),
             "n_units": n_units,
+            "n_conversations": n_conv,
             "reliability": rel,
             "simulated": bool(matrix.simulated),
         }
