@@ -7,6 +7,10 @@ within a group with a common variance, so the two-sample t test on them (pooled 
 :func:`analytic_power` at every allocation. The independent reference here draws participant
 means directly and tests them with :func:`scipy.stats.ttest_ind`.
 
+Groups are whole participants: with ``allocation * P`` not a whole number (0.3 x 12 = 3.6) the
+simulation splits them ``round(allocation * P)`` (4 and 8), and the analytic column beside it
+must describe that split.
+
 Monte Carlo tolerances: 4 binomial standard errors of the simulated rate.
 """
 
@@ -34,7 +38,7 @@ def _independent_rate(effect, sd, icc, g1, g0, m, n_sim, seed):
     return float(np.mean(stats.ttest_ind(a, b, axis=1).pvalue < 0.05))
 
 
-@pytest.mark.parametrize(("p", "allocation"), [(10, 0.2), (12, 0.25)])
+@pytest.mark.parametrize(("p", "allocation"), [(10, 0.2), (12, 0.25), (12, 0.3)])
 def test_between_test_holds_its_size_and_has_the_exact_power_with_unequal_groups(p, allocation):
     sd, icc, m, n_sim = 1.0, 0.3, 5, 4000
     model = ContrastModel("between", effect=0.0, sd=sd, icc=icc, allocation=allocation)

@@ -312,7 +312,8 @@ class PowerResult(ResultMixin):
     table : pandas.DataFrame
         One row per ``n_conversations, n_participants, effect``: ``power`` (simulated),
         ``mc_se``, ``ci_low, ci_high`` (Wilson interval at ``confidence_level``),
-        ``analytic_z`` (design-effect approximation), ``analytic_t`` (cluster-level noncentral t),
+        ``analytic_z`` (design-effect approximation), ``analytic_t`` (cluster-level noncentral t;
+        ``between``: at the split into whole participants that was simulated),
         ``design_effect`` (variance of the estimate relative to as many independent
         conversations: ``1 + ((cv^2 + 1) m - 1) icc``; ``(1 - icc) n / (n - G)`` for
         ``within``), ``n_simulations``, the settings and ``simulated``. ``n_participants``
@@ -432,7 +433,7 @@ class PowerResult(ResultMixin):
             pp = None if p < 0 else int(p)
             opts = {
                 "icc": self.model.icc, "cv": self.model.cluster_cv, "design": self.model.design,
-                "allocation": self.model.allocation, "alpha": self.alpha,
+                "allocation": _as_simulated(self.model, pp).allocation, "alpha": self.alpha,
                 "alternative": self.alternative,
             }  # fmt: skip
             rows.append(
@@ -452,6 +453,17 @@ class PowerResult(ResultMixin):
         return out
 
 
+def _as_simulated(model: ContrastModel, p: int | None) -> ContrastModel:
+    """The model with the split of ``p`` participants the simulation uses (``between``: whole
+    participants, ``round(allocation * p)`` of them focal, as :func:`_simulate_null` draws)."""
+    if model.design != "between" or p is None:
+        return model
+    from dataclasses import replace
+
+    k = min(p - 1, max(1, int(round(model.allocation * p))))
+    return replace(model, allocation=k / p)
+
+
 def _with_analytic(
     table: pd.DataFrame, model: ContrastModel, alpha: float, alternative: str
 ) -> pd.DataFrame:
@@ -463,7 +475,7 @@ def _with_analytic(
         for ni, pi, d in zip(n, p, out["effect"], strict=True):
             try:
                 vals.append(
-                    model.analytic_power(
+                    _as_simulated(model, None if pi < 0 else int(pi)).analytic_power(
                         int(ni),
                         None if pi < 0 else int(pi),
                         effect=float(d),
