@@ -23,19 +23,25 @@ Design = Literal["paired", "between", "within"]
 Alternative = Literal["two-sided", "greater", "less"]
 
 
-def grid_cells(ns: Sequence[int], ps: Sequence[int | None]) -> list[list[int | None]]:
+def grid_cells(
+    ns: Sequence[int], ps: Sequence[int | None], *, extra: int = 0
+) -> list[list[int | None]]:
     """The (n_conversations, n_participants) cells with at least one conversation per
-    participant; a warning names the cells left out, an error says when none is left."""
+    participant (``extra`` more in all: 2 for a contrast within participants, whose test needs
+    conversations that vary within participants); a warning names the cells left out, an error
+    says when none is left."""
     from attunestats.errors import AttunestatsWarning, warn
 
     # a size listed twice is one grid point (else its cell would be simulated, and counted, twice)
     ns = list(dict.fromkeys(int(n) for n in ns))
     ps = list(dict.fromkeys(None if p is None else int(p) for p in ps))
-    grid = [[n, p] for n in ns for p in ps if p is None or n >= p]
-    skipped = [(int(n), int(p)) for n in ns for p in ps if p is not None and n < p]
+    grid = [[n, p] for n in ns for p in ps if p is None or n >= p + extra]
+    skipped = [(int(n), int(p)) for n in ns for p in ps if p is not None and n < p + extra]
+    need = "n_participants" + (f" + {extra}" if extra else "")
+    than = "participants" + (f" + {extra} (a contrast within participants)" if extra else "")
     if not grid:
         raise ValueError(
-            "no grid point has n_conversations >= n_participants (n_conversations is the total "
+            f"no grid point has n_conversations >= {need} (n_conversations is the total "
             f"over all participants; got n_conversations {sorted({int(n) for n in ns})}, "
             f"n_participants {sorted({int(p) for p in ps if p is not None})})"
         )
@@ -44,7 +50,7 @@ def grid_cells(ns: Sequence[int], ps: Sequence[int | None]) -> list[list[int | N
         more = f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""
         warn(
             f"left out {len(skipped)} of {len(grid) + len(skipped)} grid cells with fewer "
-            f"conversations (the total over all participants) than participants: {cells}{more}",
+            f"conversations (the total over all participants) than {than}: {cells}{more}",
             AttunestatsWarning,
         )
     return grid

@@ -580,7 +580,7 @@ def power_curve(
                     f"design='between' needs at least 2 participants in each group; "
                     f"n_participants={p} with allocation {model.allocation:g} gives {k} and {p - k}"
                 )
-    grid = grid_cells(ns, ps)
+    grid = grid_cells(ns, ps, extra=2 if model.design == "within" else 0)
     effects_arr = _as_float_array("effects", model.effect if effects is None else effects)
     for name, v, low in (("n_simulations", n_simulations, 2), ("batch_size", batch_size, 1),
                          ("n_resamples", n_resamples, 2)):  # fmt: skip
