@@ -59,6 +59,9 @@ def population_values(
     """
     from attunestats.metrics.registry import METRICS, pooled_statistic
 
+    for name, value in (("n_conversations", n_conversations), ("chunk_size", chunk_size)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
     seed = root_seed(rng)
 
     if n_conversations < chunk_size:
