@@ -466,6 +466,11 @@ def _contrast_inputs(
         raise TypeError(f"model must be a ContrastModel (fit_contrast); got {type(model).__name__}")
     if model.design not in _SOLVABLE:
         raise ValueError(f"sample sizes are solved for designs {_SOLVABLE}; got {model.design!r}")
+    if design is not None and design != model.design:
+        raise ValueError(
+            f"design={design!r} differs from the model's design {model.design!r} (its effect, "
+            "sd and ICC describe that design); fit or specify a model of the other design"
+        )
     eff = abs(model.effect) if effect is None else effect
     return {
         "effect": eff, "sd": model.sd if sd is None else sd,
