@@ -46,3 +46,15 @@ def test_valid_level_gives_the_wilson_interval():
     row = summarise_power(_power_frame(), confidence_level=0.9).iloc[0]
     assert row["ci_low"] == pytest.approx(centre - half, rel=1e-12)
     assert row["ci_high"] == pytest.approx(centre + half, rel=1e-12)
+
+
+def test_unknown_alternative_is_refused():
+    # cluster-t rows: a misspelt alternative was silently read as 'less'
+    frame = pd.DataFrame({"n_conversations": 10, "n_participants": 5, "dataset": range(4),
+                          "estimate0": [0.5, -0.2, 0.1, 0.3], "standard_error": 0.1,
+                          "df": 4.0, "effect": np.nan, "pvalue": np.nan})  # fmt: skip
+    with pytest.raises(ValueError, match=r"alternative must be one of .*got 'two_sided'"):
+        summarise_power(frame, effects=[0.0], alternative="two_sided")
+    # the two-sided t test by hand: |t| = 5, 2, 1, 3 on 4 df against t_{0.975, 4} = 2.776
+    got = summarise_power(frame, effects=[0.0], alternative="two-sided")
+    assert got["n_reject"].tolist() == [2]

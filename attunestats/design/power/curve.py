@@ -267,6 +267,7 @@ def summarise_power(
     study = frame.attrs.get("study", {}).get("study", {}).get("config", {})
     alpha = _check_prob("alpha", alpha if alpha is not None else study.get("alpha", 0.05))
     alternative = alternative or study.get("alternative", "two-sided")
+    _check_choice("alternative", alternative, ALTERNATIVES)
     keys = [c for c in ("n_conversations", "n_participants") if c in frame.columns]
     rows = []
     if "reject" in frame.columns or frame.get("pvalue", pd.Series(dtype=float)).notna().any():
