@@ -36,7 +36,7 @@ shrinkage is a known, separate matter):
 ``overdispersed binary``        a logit noise of sd 0.5 shared by the judgements of one predictor
                                 and turn (extra-binomial variation)
 ``unequal conversations``       participants' shares of conversations proportional to
-                                ``1 / (p + 1)`` (the first has ten times the last's)
+                                ``1 / (p + 1)`` (first: 11 times the last's)
 ==============================  =================================================================
 
 Target (issue 20): coverage of the 90% intervals in [0.86, 0.94] for every family in every
