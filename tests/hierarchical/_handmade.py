@@ -45,3 +45,39 @@ def handmade_fit(model, *, chains=2, draws=50, scale=0.6, rng=0, passed=True) ->
         draws=draws, tune=0, chains=chains, max_rhat=1.01, min_ess=400.0, compile_seconds=0.0,
         sample_seconds=0.0, from_cache=False,
     )  # fmt: skip
+
+
+def small_design() -> pd.DataFrame:
+    """Three conversations of two participants (one per diagnosis group), by hand."""
+    return pd.DataFrame(
+        {
+            "conversation_id": ["c1", "c2", "c3"],
+            "participant_id": ["a", "a", "b"],
+            "diagnosis_group": ["none", "none", "asd_adhd"],
+            "topic": ["money", "love", "money"],
+            "n_turns": [3, 1, 2],
+        }
+    )
+
+
+def small_counts() -> pd.DataFrame:
+    """Binomial counts of two predictors on :func:`small_design`, by hand (unbalanced)."""
+    return pd.DataFrame(
+        {
+            "predictor": ["m2", "m2", "m2", "m1", "m1", "m1", "m2"],
+            "conversation_id": ["c1", "c1", "c1", "c1", "c2", "c3", "c3"],
+            "turn": [1, 2, 3, 3, 1, 2, 1],
+            "successes": [3, 2, 1, 4, 0, 5, 2],
+            "trials": [5, 5, 5, 4, 2, 6, 3],
+        }
+    )
+
+
+def mid_eta(post, pred):
+    """Draws of the logit of predictor ``pred`` at mid-conversation for an average participant,
+    topic and conversation of the reference group: intercept + theta + turn_slope / 2, by hand."""
+    return (
+        post["intercept"]
+        + post["predictor_effect"].sel(predictor=pred)
+        + 0.5 * post["turn_slope"].sel(predictor=pred)
+    ).values.ravel()

@@ -10,34 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from _handmade import small_counts as _counts
+from _handmade import small_design as _design
 
 from attunestats import hierarchical as H
 
 pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")
-
-
-def _design() -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "conversation_id": ["c1", "c2", "c3"],
-            "participant_id": ["a", "a", "b"],
-            "diagnosis_group": ["none", "none", "asd_adhd"],
-            "topic": ["money", "love", "money"],
-            "n_turns": [3, 1, 2],
-        }
-    )
-
-
-def _counts() -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "predictor": ["m2", "m2", "m2", "m1", "m1", "m1", "m2"],
-            "conversation_id": ["c1", "c1", "c1", "c1", "c2", "c3", "c3"],
-            "turn": [1, 2, 3, 3, 1, 2, 1],
-            "successes": [3, 2, 1, 4, 0, 5, 2],
-            "trials": [5, 5, 5, 4, 2, 6, 3],
-        }
-    )
 
 
 def test_fractional_turn_counts_and_turns_are_named_in_the_error():

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _handmade import mid_eta
 from scipy import special, stats
 
 from attunestats import hierarchical as H
@@ -367,11 +368,7 @@ def test_diagnosis_contrasts_and_drift_by_hand(good_fit):
     ).values.ravel()
     assert row["contrast"] == pytest.approx(c.mean())
     assert row["p_positive"] == pytest.approx((c > 0).mean())
-    base = (
-        post["intercept"]
-        + post["predictor_effect"].sel(predictor=pred)
-        + 0.5 * post["turn_slope"].sel(predictor=pred)
-    ).values.ravel()
+    base = mid_eta(post, pred)
     diff = special.expit(base + c) - special.expit(base)
     assert row["difference"] == pytest.approx(diff.mean())
     avg = dc[(dc["predictor"] == "(average)") & (dc["group"] == grp)].iloc[0]
@@ -396,11 +393,7 @@ def test_predictor_effects_by_hand(good_fit):
     w = pd.Series(m.group_of_conversation).value_counts(normalize=True).sort_index().to_numpy()
     means = {}
     for pred in m.predictors:
-        eta0 = (
-            post["intercept"]
-            + post["predictor_effect"].sel(predictor=pred)
-            + 0.5 * post["turn_slope"].sel(predictor=pred)
-        ).values.ravel()
+        eta0 = mid_eta(post, pred)
         acc = w[0] * special.expit(eta0)
         for j, g in enumerate(m.diagnosis_groups[1:], start=1):
             shift = (

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pandas as pd
 import pytest
-from _handmade import handmade_fit
+from _handmade import handmade_fit, mid_eta
 
 from attunestats import hierarchical as H
 from attunestats.hierarchical.synthetic import simulate_panel
@@ -148,11 +148,7 @@ def test_ordered_beta_adjusted_means_are_expected_scores():
     w = w / w.sum()
     pe = S.predictor_effects(f).set_index("predictor")
     for pred in m.predictors:
-        eta0 = (
-            post["intercept"]
-            + post["predictor_effect"].sel(predictor=pred)
-            + 0.5 * post["turn_slope"].sel(predictor=pred)
-        ).values.ravel()
+        eta0 = mid_eta(post, pred)
         score = 0.0
         for j, g in enumerate(m.diagnosis_groups):
             eta = eta0

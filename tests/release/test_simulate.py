@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _truth import eta_from_truth
 from scipy import stats
 
 from attunestats import constants as K
@@ -104,23 +105,7 @@ class Eta:
         self.t = truth
 
     def __call__(self, pred, cid, turn, cap, *, turn_level=True):
-        t = self.t
-        c = t["conversations"][cid]
-        pid, g, top = c["participant"], c["diagnosis_group"], c["topic"]
-        n = c["n_turns"]
-        x = 0.5 if n == 1 else (turn - 1) / (n - 1)
-        val = (
-            t["theta"][pred][cap]
-            + t["u"][pid][cap]
-            + t["delta"][g][cap]
-            + t["gamma"][pred][g][cap]
-            + t["v"][top][cap]
-            + t["topic_interaction"][pred][top][cap]
-            + c["w"][cap]
-        )
-        if turn_level:
-            val += t["beta"][pred][cap] * x
-        return val
+        return eta_from_truth(self.t, pred, cid, turn, cap, turn_level=turn_level)
 
 
 def run_turns(run):

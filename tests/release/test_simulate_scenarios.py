@@ -20,6 +20,7 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from _truth import eta_from_truth
 from scipy import stats
 
 from attunestats.release.simulate import (
@@ -58,32 +59,6 @@ def _norm_binary(v):
         if s in spellings:
             return out
     return None
-
-
-def _eta(truth, pred, cid, turn, cap, *, turn_level=True, behaviour=False):
-    """The linear predictor from truth.json: its documented formula with the planted terms."""
-    t = truth
-    c = t["conversations"][cid]
-    pid, g, top = c["participant"], c["diagnosis_group"], c["topic"]
-    n = c["n_turns"]
-    val = (
-        t["theta"][pred][cap]
-        + t["u"][pid][cap]
-        + t["delta"][g][cap]
-        + t["gamma"][pred][g][cap]
-        + t["v"][top][cap]
-        + t["topic_interaction"][pred][top][cap]
-        + c["w"][cap]
-    )
-    if "participant_interaction" in t:
-        val += t["participant_interaction"][pred][pid][cap]
-    if "wi" in c:
-        val += c["wi"][pred][cap]
-    if turn_level:
-        val += t["beta"][pred][cap] * (0.5 if n == 1 else (turn - 1) / (n - 1))
-    if behaviour and "binary_noise" in c:
-        val += c["binary_noise"][pred][turn - 1]
-    return val
 
 
 def _om_units(docs):
@@ -136,7 +111,7 @@ def test_behaviour_follows_the_linear_predictor_of_truth_with_every_extension():
     truth = docs.truth
     acc = defaultdict(lambda: [0, 0.0, 0.0])
     for pred, cid, tn, ok in _om_units(docs):
-        p = logistic(_eta(truth, pred, cid, tn, "behaviour", behaviour=True) + 0.0)
+        p = logistic(eta_from_truth(truth, pred, cid, tn, "behaviour", behaviour=True) + 0.0)
         a = acc[(pred, cid)]
         a[0] += ok
         a[1] += p
@@ -174,9 +149,9 @@ def test_paired_difference_has_the_configured_participant_icc(icc):
     truth = _simulate(cfg, 40 + int(10 * icc)).truth
     groups = defaultdict(list)
     for cid, c in truth["conversations"].items():
-        d = _eta(truth, "sim-model-01", cid, 1, "behaviour", turn_level=False) - _eta(
-            truth, "sim-model-02", cid, 1, "behaviour", turn_level=False
-        )
+        d = eta_from_truth(
+            truth, "sim-model-01", cid, 1, "behaviour", turn_level=False
+        ) - eta_from_truth(truth, "sim-model-02", cid, 1, "behaviour", turn_level=False)
         groups[c["participant"]].append(d)
     var_b = 2 * icc_sd(icc, s_wi) ** 2  # configured, not read from truth
     var_w = 2 * s_wi**2
@@ -244,7 +219,7 @@ def _dispersion_z(docs):
         c[0] += ok
         c[1] += 1
         if c[2] is None:
-            c[2] = logistic(_eta(truth, pred, cid, tn, "behaviour"))
+            c[2] = logistic(eta_from_truth(truth, pred, cid, tn, "behaviour"))
     x2 = var = 0.0
     for y, n, p in cells.values():
         npq = n * p * (1 - p)
