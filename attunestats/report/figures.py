@@ -25,6 +25,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from attunestats.constants import SIMULATED_LABEL
+from attunestats.report.views import _with_mode
 
 
 def _show_figures_in_notebooks() -> None:
@@ -141,16 +142,8 @@ def save_figure(fig: Figure, name: str, out_dir: str | os.PathLike[str]) -> list
 
 def _label(frame: pd.DataFrame) -> pd.Series:
     """Predictor labels, with the mode appended when it is not the default."""
-    if "display_name" in frame.columns:
-        base = frame["display_name"].astype(str)
-    else:
-        base = frame["predictor"].astype(str)
-    if "mode" in frame.columns:
-        extra = np.where(
-            frame["mode"].astype(str) == "default", "", " [" + frame["mode"].astype(str) + "]"
-        )
-        return base + extra
-    return base
+    base = frame["display_name"] if "display_name" in frame.columns else frame["predictor"]
+    return _with_mode(base, frame["mode"] if "mode" in frame.columns else None)
 
 
 def interval_points(ax: Any, estimate: Any, y: Any, low: Any, high: Any, *, color: str,
