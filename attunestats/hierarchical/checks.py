@@ -28,7 +28,7 @@ import pandas as pd
 
 from attunestats._rng import RNGLike, check_rng
 from attunestats.errors import AttunestatsWarning, warn
-from attunestats.hierarchical.fit import FitResult
+from attunestats.hierarchical.fit import FitResult, _check_int
 from attunestats.hierarchical.summaries import FAILED
 
 
@@ -39,15 +39,10 @@ def _check_fit(fit: Any, name: str = "fit") -> None:
         )
 
 
-def _check_draws(n_draws: Any, low: int) -> None:
-    if isinstance(n_draws, bool) or not isinstance(n_draws, int | np.integer) or n_draws < low:
-        raise ValueError(f"n_draws must be an integer >= {low}; got {n_draws!r}")
-
-
 def _thin(fit: FitResult, n_draws: int) -> tuple[dict[str, np.ndarray], int, int]:
     """Posterior variables at evenly spaced draws of every chain: (chains * kept, ...)."""
     _check_fit(fit)
-    _check_draws(n_draws, 4)
+    _check_int("n_draws", n_draws, 4)
     post = fit.idata["posterior"]
     n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
     keep = max(1, min(n_draw, int(n_draws) // n_chain))
@@ -200,7 +195,7 @@ def predictive_data(fit: FitResult, *, n_draws: int = 200, rng: RNGLike = None) 
     """
     import xarray as xr
 
-    _check_draws(n_draws, 1)
+    _check_int("n_draws", n_draws, 1)
     params, n_chain, n_keep = _thin(fit, max(n_draws, 4))
     m = fit.model
     rep = m.simulate_outcomes(params, check_rng(rng))
